@@ -1,0 +1,18 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from core import views as core_views
+
+urlpatterns = [
+    path("healthz", core_views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("pay/v3/", include("merchants.urls")),
+    path("pay/v3/", include("terminals.urls")),
+]
+
+handler404 = "core.views.not_found"
+handler500 = "core.views.server_error"

@@ -1,0 +1,288 @@
+"""Field types in the specification's language: AN, N, UN, A, enumerations, N10.N2, N2.N5, dates.
+
+A type knows how to parse a submitted string (raising `ValueError` with a message a client can
+act on), how to describe itself (for errors and docs), and a valid and some invalid examples, so
+the tests of every field's format are generated from the same tables that build the serializers.
+"""
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import pycountry
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class FieldType:
+    def parse(self, text: str) -> Any:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def valid(self) -> str:
+        raise NotImplementedError
+
+    def invalid(self) -> list[str]:
+        raise NotImplementedError
+
+    def error(self) -> ValueError:
+        return ValueError(f"must be {self.describe()}")
+
+
+def _length(min_len: int, max_len: int, unit: str) -> str:
+    if min_len == max_len:
+        return f"exactly {max_len} {unit}"
+    return f"{min_len} to {max_len} {unit}"
+
+
+@dataclass(frozen=True)
+class AN(FieldType):
+    """Text of `min`..`max` characters; `pattern` (a full-match regex) narrows it where the spec does."""
+
+    max: int
+    min: int = 1
+    pattern: str | None = None
+    what: str = ""
+    example: str = ""
+
+    def parse(self, text: str) -> str:
+        if not self.min <= len(text) <= self.max or _CONTROL.search(text):
+            raise self.error()
+        if self.pattern and not re.fullmatch(self.pattern, text):
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        what = f", {self.what}" if self.what else ""
+        return f"AN{self.max}: {_length(self.min, self.max, 'characters')}{what}"
+
+    def valid(self) -> str:
+        return self.example or "A" * self.min
+
+    def invalid(self) -> list[str]:
+        bad = [self.valid()[:1] * (self.max + 1)]
+        if self.min > 1:
+            bad.append(self.valid()[: self.min - 1])
+        if self.pattern:
+            bad.append("#" * self.min)
+        return bad
+
+
+@dataclass(frozen=True)
+class N(FieldType):
+    """Digits only, `min`..`max` of them (N and UN in the spec)."""
+
+    max: int
+    min: int = 1
+    code: str = "N"
+
+    def parse(self, text: str) -> str:
+        if not (text.isascii() and text.isdigit() and self.min <= len(text) <= self.max):
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return f"{self.code}{self.max}: {_length(self.min, self.max, 'digits')}"
+
+    def valid(self) -> str:
+        return "1" * self.min
+
+    def invalid(self) -> list[str]:
+        bad = ["1" * (self.max + 1), "1A", "-1"]
+        if self.min > 1:
+            bad.append("1" * (self.min - 1))
+        return bad
+
+
+def UN(max: int, min: int = 1) -> N:  # noqa: N802, A002 - spec type name
+    return N(max=max, min=min, code="UN")
+
+
+@dataclass(frozen=True)
+class A(FieldType):
+    """Letters only; `upper` requires uppercase."""
+
+    max: int
+    min: int = 1
+    upper: bool = False
+
+    def parse(self, text: str) -> str:
+        ok = text.isascii() and text.isalpha() and self.min <= len(text) <= self.max
+        if not ok or (self.upper and not text.isupper()):
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        case = " uppercase" if self.upper else ""
+        return f"A{self.max}: {_length(self.min, self.max, case.strip() + ' letters' if case else 'letters')}"
+
+    def valid(self) -> str:
+        return "A" * self.min
+
+    def invalid(self) -> list[str]:
+        bad = ["A" * (self.max + 1), "1" * self.min]
+        if self.upper:
+            bad.append("a" * self.min)
+        return bad
+
+
+@dataclass(frozen=True)
+class Choice(FieldType):
+    """One of an enumeration. `aliases` map accepted spellings to the stored value."""
+
+    values: tuple[str, ...]
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def parse(self, text: str) -> str:
+        text = self.aliases.get(text, text)
+        if text not in self.values:
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(self.values)
+
+    def valid(self) -> str:
+        return self.values[0]
+
+    def invalid(self) -> list[str]:
+        return ["NOT_A_VALUE"]
+
+
+@dataclass(frozen=True)
+class Decimal_(FieldType):
+    """A decimal string: up to `int_digits` integer digits, exactly (or at most) `places` decimals."""
+
+    int_digits: int
+    places: int
+    exact: bool = True
+    code: str = ""
+
+    @property
+    def _regex(self) -> str:
+        frac = f"\\.\\d{{{self.places}}}" if self.exact else f"(\\.\\d{{1,{self.places}}})?"
+        return f"\\d{{1,{self.int_digits}}}{frac}"
+
+    def parse(self, text: str) -> Decimal:
+        if not re.fullmatch(self._regex, text):
+            raise self.error()
+        return Decimal(text)
+
+    def describe(self) -> str:
+        decimals = f"exactly {self.places}" if self.exact else f"at most {self.places}"
+        return (f"{self.code}: up to {self.int_digits} integer digits, a dot and {decimals} "
+                "decimals (e.g. " + self.valid() + ")")
+
+    def valid(self) -> str:
+        return "10." + "5" * self.places if self.exact else "1.25"
+
+    def invalid(self) -> list[str]:
+        bad = ["1" * (self.int_digits + 1) + ".00", "10,00", "-1.00", "abc"]
+        bad.append("1." + "1" * (self.places + 1))
+        if self.exact:
+            bad.append("10")
+        return bad
+
+
+def Amount() -> Decimal_:  # noqa: N802
+    """N10.N2: up to 10 integer digits, exactly two decimals."""
+    return Decimal_(int_digits=10, places=2, exact=True, code="N10.N2")
+
+
+def Rate() -> Decimal_:  # noqa: N802
+    """N2.N5: up to 2 integer digits, at most 5 decimals."""
+    return Decimal_(int_digits=2, places=5, exact=False, code="N2.N5")
+
+
+_DATE_FORMATS = {"yyyy-MM-dd": "%Y-%m-%d", "YYYYMMDD": "%Y%m%d", "ccyymmdd": "%Y%m%d"}
+_DATE_SHAPES = {"yyyy-MM-dd": r"\d{4}-\d{2}-\d{2}", "YYYYMMDD": r"\d{8}", "ccyymmdd": r"\d{8}"}
+
+
+@dataclass(frozen=True)
+class Date(FieldType):
+    """A calendar date in the given spec format; years 1900..2099."""
+
+    fmt: str = "yyyy-MM-dd"
+
+    def parse(self, text: str) -> date:
+        if not re.fullmatch(_DATE_SHAPES[self.fmt], text):
+            raise self.error()
+        try:
+            value = datetime.strptime(text, _DATE_FORMATS[self.fmt]).date()  # noqa: DTZ007
+        except ValueError:
+            raise self.error() from None
+        if not 1900 <= value.year <= 2099:
+            raise self.error()
+        return value
+
+    def describe(self) -> str:
+        return f"a date {self.fmt}"
+
+    def valid(self) -> str:
+        return date(2024, 1, 31).strftime(_DATE_FORMATS[self.fmt])
+
+    def invalid(self) -> list[str]:
+        return [date(2024, 1, 31).strftime(_DATE_FORMATS[self.fmt]).replace("31", "32"),
+                "2024/01/31", "1800" + date(2024, 1, 31).strftime(_DATE_FORMATS[self.fmt])[4:]]
+
+
+@dataclass(frozen=True)
+class Hex(FieldType):
+    max: int
+    min: int = 1
+
+    def parse(self, text: str) -> str:
+        if not re.fullmatch(f"[0-9A-Fa-f]{{{self.min},{self.max}}}", text):
+            raise self.error()
+        return text.upper()
+
+    def describe(self) -> str:
+        return f"AN{self.max}: {_length(self.min, self.max, 'hexadecimal digits')}"
+
+    def valid(self) -> str:
+        return "A1" * (self.max // 2) if self.max >= 2 else "A"
+
+    def invalid(self) -> list[str]:
+        return ["G" * self.min, "A" * (self.max + 1)]
+
+
+@dataclass(frozen=True)
+class Country(FieldType):
+    """ISO 3166-1 alpha-2, uppercase (from pycountry)."""
+
+    def parse(self, text: str) -> str:
+        if not re.fullmatch("[A-Z]{2}", text) or pycountry.countries.get(alpha_2=text) is None:
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return "A2: an ISO 3166-1 alpha-2 country code in uppercase"
+
+    def valid(self) -> str:
+        return "DE"
+
+    def invalid(self) -> list[str]:
+        return ["de", "XX", "DEU", "1A"]
+
+
+@dataclass(frozen=True)
+class Currency(FieldType):
+    """ISO 4217 alphabetic code, uppercase (from pycountry)."""
+
+    def parse(self, text: str) -> str:
+        if not re.fullmatch("[A-Z]{3}", text) or pycountry.currencies.get(alpha_3=text) is None:
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return "A3: an ISO 4217 currency code in uppercase"
+
+    def valid(self) -> str:
+        return "EUR"
+
+    def invalid(self) -> list[str]:
+        return ["eur", "XYZ", "EURO"]

@@ -1,0 +1,146 @@
+"""Dotted and indexed names <-> nested data.
+
+`cart.items[0].name=Pen` becomes {"cart": {"items": {"0": {"name": "Pen"}}}}: every level is a dict
+keyed by the name or by the bracketed key, as a string. The serializer field of a repeated group
+turns its "0", "1", ... keys into a list (and checks they run from 0); a map field
+(`customParameters[...]`) keeps them as names. Bracketed keys may hold dots
+(`customParameters[SHOPPER_a.b]`), so a name is tokenised, never split on every dot.
+"""
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+SENSITIVE_NAMES = frozenset({"card.number", "card.cvv"})
+
+
+class NameError_(ValueError):
+    """A parameter name or a set of names that cannot be nested."""
+
+    def __init__(self, name: str, message: str):
+        super().__init__(f"{name}: {message}")
+        self.name = name
+        self.message = message
+
+
+def split_name(name: str) -> list[str]:
+    """`a.b[c.d][0].e` -> ['a', 'b', '[c.d]', '[0]', 'e'] (bracketed parts keep their brackets)."""
+    parts: list[str] = []
+    i, n = 0, len(name)
+    need_segment = True  # at the start and after a dot a plain segment must follow
+    while i < n:
+        ch = name[i]
+        if ch == "[":
+            if need_segment:
+                raise NameError_(name, "malformed parameter name")
+            end = name.find("]", i + 1)
+            if end == -1 or end == i + 1:
+                raise NameError_(name, "malformed parameter name")
+            parts.append(name[i : end + 1])
+            i = end + 1
+        elif ch == ".":
+            if need_segment:
+                raise NameError_(name, "malformed parameter name")
+            need_segment = True
+            i += 1
+        elif ch == "]":
+            raise NameError_(name, "malformed parameter name")
+        else:
+            if not need_segment:
+                raise NameError_(name, "malformed parameter name")
+            j = i
+            while j < n and name[j] not in ".[]":
+                j += 1
+            parts.append(name[i:j])
+            need_segment = False
+            i = j
+    if need_segment:
+        raise NameError_(name, "malformed parameter name")
+    return parts
+
+
+def key_of(part: str) -> str:
+    return part[1:-1] if part.startswith("[") else part
+
+
+def join_name(parts: Iterable[str]) -> str:
+    out = ""
+    for part in parts:
+        if part.startswith("["):
+            out += part
+        else:
+            out += ("." if out else "") + part
+    return out
+
+
+def unflatten(pairs: Iterable[tuple[str, list[str]]]) -> dict[str, Any]:
+    """Nest (name, values) pairs. A name given twice, or both as a value and as a group, is refused."""
+    root: dict[str, Any] = {}
+    for name, values in pairs:
+        if len(values) != 1:
+            raise NameError_(name, "given more than once")
+        parts = split_name(name)
+        node = root
+        for depth, part in enumerate(parts[:-1]):
+            key = key_of(part)
+            child = node.setdefault(key, {})
+            if not isinstance(child, dict):
+                raise NameError_(join_name(parts[: depth + 1]), "given both as a value and as a group")
+            node = child
+        last = key_of(parts[-1])
+        if last in node:
+            what = "given more than once" if not isinstance(node[last], dict) else (
+                "given both as a value and as a group")
+            raise NameError_(name, what)
+        node[last] = values[0]
+    return root
+
+
+def flatten(data: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """JSON-ish nested data -> (dotted name, scalar). Lists get [i]; dict keys with dots get [key]."""
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            key = str(key)
+            if not prefix:
+                name = key
+            elif "." in key or "[" in key or key.isdigit():
+                name = f"{prefix}[{key}]"
+            else:
+                name = f"{prefix}.{key}"
+            yield from flatten(value, name)
+    elif isinstance(data, list | tuple):
+        for index, value in enumerate(data):
+            yield from flatten(value, f"{prefix}[{index}]")
+    else:
+        yield prefix, data
+
+
+def lookup(data: Any, name: str) -> Any:
+    """The raw value at a dotted name, or None."""
+    try:
+        parts = split_name(name)
+    except NameError_:
+        return None
+    node = data
+    for part in parts:
+        key = key_of(part)
+        if isinstance(node, Mapping):
+            node = node.get(key)
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node if not isinstance(node, Mapping | list) else None
+
+
+def nest(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """{"merchant.id": "1"} -> {"merchant": {"id": "1"}}, for building responses. None is dropped."""
+    root: dict[str, Any] = {}
+    for name, value in flat.items():
+        if value is None:
+            continue
+        parts = [key_of(p) for p in split_name(name)]
+        node = root
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    return root

@@ -1,0 +1,56 @@
+"""Health check and JSON error pages for paths outside DRF."""
+
+import logging
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+
+from . import results
+from .envelope import envelope
+
+logger = logging.getLogger(__name__)
+
+
+def _database_state() -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # noqa: BLE001 - a health check reports, it does not raise
+        return {"status": "down", "engine": connection.vendor, "error": exc.__class__.__name__}
+    return {"status": "up", "engine": connection.vendor,
+            "latencyMs": round((time.perf_counter() - started) * 1000, 2)}
+
+
+def _broker_state() -> dict[str, Any]:
+    url = settings.CELERY_BROKER_URL
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return {"status": "eager", "detail": "no REDIS_URL: tasks run in the web process"}
+    started = time.perf_counter()
+    try:
+        import redis
+
+        redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1).ping()
+    except Exception as exc:  # noqa: BLE001
+        return {"status": "down", "error": exc.__class__.__name__}
+    return {"status": "up", "latencyMs": round((time.perf_counter() - started) * 1000, 2)}
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 with the database and broker state; 503 when the database is down."""
+    database, broker = _database_state(), _broker_state()
+    healthy = database["status"] == "up" and broker["status"] != "down"
+    body = {"status": "ok" if healthy else "degraded", "database": database, "broker": broker}
+    return JsonResponse(body, status=200 if database["status"] == "up" else 503)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(envelope(results.RESOURCE_NOT_FOUND), status=404)
+
+
+def server_error(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(envelope(results.UNEXPECTED_ERROR), status=500)

@@ -1,0 +1,202 @@
+"""Entities (who may call the API), merchants, their status history and 3DS enrolment.
+
+An `Entity` is the caller of the API: a PARTICIPATOR (a bank or channel) or a MERCHANT. POS is not
+stored: it is a merchant's entity acting through one of its terminals. Each entity has one bearer
+token, kept as a SHA-256 hash (look-up), its last four characters (display) and a vault-encrypted
+copy (only to place it in outbound notification headers). A merchant is owned by the participator
+that created it; nothing of it is reachable through another participator.
+"""
+
+from django.db import models
+from django.db.models import Q
+
+
+class EntityType(models.TextChoices):
+    PARTICIPATOR = "PARTICIPATOR", "Participator (bank or channel)"
+    MERCHANT = "MERCHANT", "Merchant"
+    POS = "POS", "POS (a merchant acting through a terminal)"
+
+
+class Entity(models.Model):
+    entity_id = models.CharField("entityId", max_length=8, unique=True)
+    entity_type = models.CharField(
+        "entityType", max_length=16,
+        choices=[(EntityType.PARTICIPATOR, EntityType.PARTICIPATOR.label),
+                 (EntityType.MERCHANT, EntityType.MERCHANT.label)])
+    name = models.CharField(max_length=100, blank=True)
+    owner = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="owned_entities",
+                              help_text="The participator a merchant entity belongs to.")
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    token_last4 = models.CharField("token (last 4)", max_length=4, editable=False)
+    token_ciphertext = models.TextField(editable=False)
+    token_rotated_at = models.DateTimeField(editable=False)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "entities"
+        ordering = ["entity_id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(entity_type="PARTICIPATOR", owner__isnull=True) | Q(entity_type="MERCHANT"),
+                name="entity_participator_has_no_owner",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entity_id} ({self.entity_type})"
+
+
+class MerchantStatus(models.TextChoices):
+    """merchant.status / terminal.status."""
+
+    NORMAL = "NORMAL", "Normal: may transact"
+    CLOSED = "CLOSED", "Closed by the bank"
+    BLOCKED = "BLOCKED", "Blocked: temporarily stopped"
+    TERMINATED = "TERMINATED", "Terminated: voluntarily closed"
+
+
+class SecurityStatus(models.TextChoices):
+    """merchant.securityStatus: informational, does not affect transactions."""
+
+    SUSPECTED = "SUSPECTED", "Suspected: fraud detected"
+    IDVERIFIED = "IDVERIFIED", "ID verified"
+
+
+class ThreeDSStatus(models.TextChoices):
+    """Enrolment in the card network 3DS2 programme."""
+
+    NOT_ENROLLED = "NOT_ENROLLED", "Not enrolled"
+    ENROLLED = "ENROLLED", "Enrolled"
+    DELETED = "DELETED", "Deleted from the programme"
+
+
+class ThreeDSDeleteReason(models.TextChoices):
+    DATA_ENTRY_ERROR = "Data Entry Error"
+    NO_LONGER_PARTICIPATING = "Merchant No Longer Participating"
+    ACQUIRER_REFERENCE_ID_CHANGE = "Acquirer Reference ID Change"
+    ACQUIRER_PRIMARY_ICA_CHANGE = "Acquirer Primary ICA Change"
+    OTHER = "Other"
+
+
+class Merchant(models.Model):
+    merchant_id = models.CharField("merchant.id", max_length=15, unique=True, editable=False)
+    entity = models.OneToOneField(Entity, on_delete=models.PROTECT, related_name="merchant")
+    participator = models.ForeignKey(Entity, on_delete=models.PROTECT, related_name="merchants")
+
+    name = models.CharField(max_length=100)
+    business = models.CharField(max_length=22)
+    website = models.CharField(max_length=100, blank=True)
+    street = models.CharField(max_length=100)
+    postcode = models.CharField(max_length=10)
+    city = models.CharField(max_length=50)
+    state = models.CharField(max_length=50)
+    country = models.CharField(max_length=2)
+    phone = models.CharField(max_length=25)
+    mmcc = models.CharField("MCC (first network)", max_length=4)
+    vmcc = models.CharField("MCC (second network)", max_length=4)
+    pf_id = models.CharField("payment facilitator id", max_length=11)
+    iso_id = models.CharField(max_length=8, blank=True)
+    submerchant_id = models.CharField(max_length=15, blank=True)
+    pf_abbv = models.CharField(max_length=7, blank=True)
+    national_tax_identification_number = models.CharField(max_length=14, blank=True)
+    location_street_address1 = models.CharField(max_length=60, blank=True)
+    mcc2 = models.CharField(max_length=4, blank=True)
+    mcc3 = models.CharField(max_length=4, blank=True)
+    mcc4 = models.CharField(max_length=4, blank=True)
+    mcc5 = models.CharField(max_length=4, blank=True)
+    mcc6 = models.CharField(max_length=4, blank=True)
+    mcc7 = models.CharField(max_length=4, blank=True)
+    mcc8 = models.CharField(max_length=4, blank=True)
+    mcc9 = models.CharField(max_length=4, blank=True)
+    mcc10 = models.CharField(max_length=4, blank=True)
+    aggregator_id = models.CharField(max_length=8, blank=True)
+    aggregator_name = models.CharField(max_length=25, blank=True)
+    aggregator_type = models.CharField(max_length=1, blank=True)
+    aggregator_abbv = models.CharField(max_length=7, blank=True)
+    corporate_status = models.CharField(max_length=1)
+    corporate_name = models.CharField(max_length=100, blank=True)
+    date_designed = models.DateField()
+    mvv_id = models.CharField("MVV id", max_length=10, blank=True)
+
+    status = models.CharField(max_length=10, choices=MerchantStatus.choices,
+                              default=MerchantStatus.NORMAL)
+    security_status = models.CharField(max_length=10, choices=SecurityStatus.choices, blank=True)
+    threeds_status = models.CharField("3DS enrolment", max_length=12, choices=ThreeDSStatus.choices,
+                                      default=ThreeDSStatus.NOT_ENROLLED)
+    threeds_enrolled_at = models.DateTimeField(null=True, blank=True)
+    threeds_deleted_at = models.DateTimeField(null=True, blank=True)
+    threeds_delete_reason = models.CharField(max_length=40, blank=True,
+                                             choices=ThreeDSDeleteReason.choices)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["merchant_id"]
+        indexes = [models.Index(fields=["participator", "merchant_id"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=MerchantStatus.values),
+                                   name="merchant_status_valid"),
+            models.CheckConstraint(
+                condition=Q(aggregator_id="") | ~Q(aggregator_name=""),
+                name="merchant_aggregator_name_with_id",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id} {self.name}"
+
+    @property
+    def can_transact(self) -> bool:
+        return self.status == MerchantStatus.NORMAL
+
+    @property
+    def mccs(self) -> list[str]:
+        extra = [getattr(self, f"mcc{i}") for i in range(2, 11)]
+        return [self.mmcc, self.vmcc, *[m for m in extra if m]]
+
+
+class MerchantStatusChange(models.Model):
+    """Append-only history of merchant.status and merchant.securityStatus."""
+
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="status_changes")
+    from_status = models.CharField(max_length=10)
+    to_status = models.CharField(max_length=10)
+    from_security_status = models.CharField(max_length=10, blank=True)
+    to_security_status = models.CharField(max_length=10, blank=True)
+    changed_by = models.CharField(max_length=100, help_text="entity:<entityId> or staff:<username>")
+    ndc = models.CharField(max_length=69, blank=True)
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+
+
+class ThreeDSEnrolmentEvent(models.Model):
+    """Append-only history of 3DS enrolments and deletions."""
+
+    class Action(models.TextChoices):
+        ENROL = "ENROL"
+        DELETE = "DELETE"
+
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="threeds_events")
+    action = models.CharField(max_length=6, choices=Action.choices)
+    reason = models.CharField(max_length=40, blank=True)
+    changed_by = models.CharField(max_length=100)
+    ndc = models.CharField(max_length=69, blank=True)
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+
+
+class PortalUser(models.Model):
+    """A merchant administrator: a Django user bound to one merchant (for the merchant portal)."""
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="portal")
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="portal_users")
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.merchant.merchant_id}"

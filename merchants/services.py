@@ -1,0 +1,187 @@
+"""Every write to entities and merchants. Admin actions, API views and commands call these.
+
+Status changes and 3DS enrolment lock the merchant row (`select_for_update`), check the
+transition after the lock, write the new state and an append-only history row in one transaction.
+Refusals raise `ApplicationError` with their result code before anything is written.
+"""
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from core import results, vault
+from core.context import get_ndc
+from core.errors import ApplicationError
+from core.tokens import new_token, token_hash
+
+from .models import (
+    Entity,
+    EntityType,
+    Merchant,
+    MerchantStatus,
+    MerchantStatusChange,
+    ThreeDSEnrolmentEvent,
+    ThreeDSStatus,
+)
+
+TOKEN_PURPOSE = "entity-token"
+
+# One allowed-transitions rule for merchant and terminal status: any state may be set, except
+# NORMAL from CLOSED or TERMINATED (spec, "Merchant status"; terminals follow the same rule,
+# docs/decisions.md).
+FINAL_STATES = frozenset({MerchantStatus.CLOSED, MerchantStatus.TERMINATED})
+
+
+def status_change_allowed(current: str, requested: str) -> bool:
+    return not (current in FINAL_STATES and requested == MerchantStatus.NORMAL)
+
+
+# --- entities -----------------------------------------------------------------------------------
+
+def _token_fields(token: str) -> dict[str, Any]:
+    return {
+        "token_hash": token_hash(token),
+        "token_last4": token[-4:],
+        "token_ciphertext": vault.encrypt(token, purpose=TOKEN_PURPOSE),
+        "token_rotated_at": timezone.now(),
+    }
+
+
+def entity_create(*, entity_type: str, entity_id: str, name: str = "",
+                  owner: Entity | None = None) -> tuple[Entity, str]:
+    """Create an entity with a fresh token; the token is returned once and never again."""
+    token = new_token()
+    entity = Entity.objects.create(entity_id=entity_id, entity_type=entity_type, name=name,
+                                   owner=owner, **_token_fields(token))
+    return entity, token
+
+
+@transaction.atomic
+def entity_rotate_token(*, entity: Entity, token: str | None = None) -> str:
+    """Replace an entity's token (a given one, or a fresh random one); the old one stops at once."""
+    token = token or new_token()
+    locked = Entity.objects.select_for_update().get(pk=entity.pk)
+    for key, value in _token_fields(token).items():
+        setattr(locked, key, value)
+    locked.save(update_fields=["token_hash", "token_last4", "token_ciphertext", "token_rotated_at"])
+    entity.refresh_from_db()
+    return token
+
+
+def entity_token_plaintext(*, entity: Entity) -> str:
+    """The token in clear, only to place it in an outbound Authorization header."""
+    return vault.decrypt(entity.token_ciphertext, purpose=TOKEN_PURPOSE)
+
+
+def _free_entity_id(preferred: str | None) -> str:
+    """The merchant's entityId: its merchant.id when that has 8 digits and is free, else a fresh
+    random 8-digit id not used by any entity."""
+    if preferred and len(preferred) == 8 and not Entity.objects.filter(entity_id=preferred).exists():
+        return preferred
+    while True:
+        candidate = f"{secrets.randbelow(90_000_000) + 10_000_000}"
+        if not Entity.objects.filter(entity_id=candidate).exists():
+            return candidate
+
+
+# --- merchants ----------------------------------------------------------------------------------
+
+def merchant_create(*, participator: Entity, merchant_id: str, values: Mapping[str, Any],
+                    changed_by: str) -> tuple[Merchant, str]:
+    """Create a merchant owned by `participator`, with its own MERCHANT entity and token.
+
+    A merchant.id that exists already (under any participator: the id is acquirer-wide) is
+    refused with 200.300.405; the unique constraint decides under concurrency.
+    """
+    if participator.entity_type != EntityType.PARTICIPATOR:
+        raise ApplicationError(results.NOT_AUTHORIZED, http_status=403)
+    if Merchant.objects.filter(merchant_id=merchant_id).exists():
+        raise _duplicate_merchant(merchant_id)
+    try:
+        with transaction.atomic():
+            entity, token = entity_create(
+                entity_type=EntityType.MERCHANT, entity_id=_free_entity_id(merchant_id),
+                name=str(values.get("business", ""))[:100], owner=participator)
+            merchant = Merchant.objects.create(
+                merchant_id=merchant_id, entity=entity, participator=participator, **values)
+            MerchantStatusChange.objects.create(
+                merchant=merchant, from_status="", to_status=merchant.status,
+                changed_by=changed_by, ndc=get_ndc())
+    except IntegrityError:
+        if Merchant.objects.filter(merchant_id=merchant_id).exists():
+            raise _duplicate_merchant(merchant_id) from None
+        raise
+    return merchant, token
+
+
+def _duplicate_merchant(merchant_id: str) -> ApplicationError:
+    return ApplicationError(results.DUPLICATE_ENTRY,
+                            f"duplicate entry: merchant.id {merchant_id} already exists")
+
+
+@transaction.atomic
+def merchant_update(*, merchant: Merchant, values: Mapping[str, Any]) -> Merchant:
+    """Change registered data. merchant.id, status and 3DS enrolment are not changed here."""
+    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    for key, value in values.items():
+        setattr(locked, key, value)
+    locked.save()
+    return locked
+
+
+@transaction.atomic
+def merchant_set_status(*, merchant: Merchant, status: str | None, security_status: str | None,
+                        changed_by: str) -> Merchant:
+    """Set merchant.status (and optionally merchant.securityStatus), with history.
+
+    Refused with 700.500.100, state unchanged, when NORMAL is requested for a CLOSED or
+    TERMINATED merchant.
+    """
+    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    new_status = status or locked.status
+    if not status_change_allowed(locked.status, new_status):
+        raise ApplicationError(results.MERCHANT_STATUS_NOT_ALLOWED)
+    new_security = locked.security_status if security_status is None else security_status
+    MerchantStatusChange.objects.create(
+        merchant=locked, from_status=locked.status, to_status=new_status,
+        from_security_status=locked.security_status, to_security_status=new_security,
+        changed_by=changed_by, ndc=get_ndc())
+    locked.status = new_status
+    locked.security_status = new_security
+    locked.save(update_fields=["status", "security_status", "updated_at"])
+    return locked
+
+
+@transaction.atomic
+def merchant_3ds_enrol(*, merchant: Merchant, changed_by: str) -> Merchant:
+    """Enrol in the network's 3DS2 programme; 700.500.200 when already enrolled."""
+    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    if locked.threeds_status == ThreeDSStatus.ENROLLED:
+        raise ApplicationError(results.THREEDS_ALREADY_ENROLLED)
+    locked.threeds_status = ThreeDSStatus.ENROLLED
+    locked.threeds_enrolled_at = timezone.now()
+    locked.threeds_delete_reason = ""
+    locked.save(update_fields=["threeds_status", "threeds_enrolled_at", "threeds_delete_reason",
+                               "updated_at"])
+    ThreeDSEnrolmentEvent.objects.create(merchant=locked, action=ThreeDSEnrolmentEvent.Action.ENROL,
+                                         changed_by=changed_by, ndc=get_ndc())
+    return locked
+
+
+@transaction.atomic
+def merchant_3ds_delete(*, merchant: Merchant, reason: str, changed_by: str) -> Merchant:
+    """Delete from the 3DS2 programme with one of the five reasons; 700.500.201 if not enrolled."""
+    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    if locked.threeds_status != ThreeDSStatus.ENROLLED:
+        raise ApplicationError(results.THREEDS_NOT_ENROLLED)
+    locked.threeds_status = ThreeDSStatus.DELETED
+    locked.threeds_deleted_at = timezone.now()
+    locked.threeds_delete_reason = reason
+    locked.save(update_fields=["threeds_status", "threeds_deleted_at", "threeds_delete_reason",
+                               "updated_at"])
+    ThreeDSEnrolmentEvent.objects.create(merchant=locked, action=ThreeDSEnrolmentEvent.Action.DELETE,
+                                         reason=reason, changed_by=changed_by, ndc=get_ndc())
+    return locked

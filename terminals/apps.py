@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class TerminalsConfig(AppConfig):
+    name = "terminals"
+    verbose_name = "POS terminals"

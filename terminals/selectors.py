@@ -1,0 +1,25 @@
+from django.db.models import QuerySet
+
+from core import results
+from core.errors import NotFound
+from merchants.models import Entity
+from merchants.selectors import merchants_reachable
+
+from .models import Terminal
+
+
+def terminals_reachable(*, entity: Entity) -> QuerySet[Terminal]:
+    return Terminal.objects.filter(merchant__in=merchants_reachable(entity=entity)).select_related(
+        "merchant")
+
+
+def terminal_get(*, entity: Entity, terminal_id: str) -> Terminal:
+    """The terminal if the entity reaches its merchant; 404 (700.100.102) otherwise."""
+    terminal = terminals_reachable(entity=entity).filter(terminal_id=terminal_id).first()
+    if terminal is None:
+        raise NotFound(results.TERMINAL_NOT_FOUND)
+    return terminal
+
+
+def terminal_list_for_merchant(*, merchant_pk: int) -> QuerySet[Terminal]:
+    return Terminal.objects.filter(merchant_id=merchant_pk)
