@@ -178,3 +178,9 @@ LOGGING = {
 }
 
 LOGIN_URL = "/admin/login/"
+
+# WhiteNoise warns at start-up when STATIC_ROOT has not been collected yet (development, tests);
+# `collectstatic` fills it in the production image.
+import warnings  # noqa: E402
+
+warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")

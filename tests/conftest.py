@@ -1,0 +1,86 @@
+"""Shared fixtures: a participator and its API client, merchants, terminals.
+
+`api` posts form-encoded bodies (as the spec's clients do) with the caller's bearer token and
+entity fields filled in; pass `entity_id`/`entity_type`/`token` to act as someone else.
+"""
+
+import itertools
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.factories import MerchantFactory, ParticipatorFactory, TerminalFactory
+
+_mtid = itertools.count(1)
+
+
+def next_mtid() -> str:
+    return f"mtid{next(_mtid):08d}"
+
+
+class SpecClient:
+    """Calls the API as one entity. `post(path, **fields)` with dotted names as keys via dict."""
+
+    def __init__(self, token: str, entity_id: str, entity_type: str):
+        self.client = APIClient()
+        self.token, self.entity_id, self.entity_type = token, entity_id, entity_type
+
+    def _fields(self, data: dict[str, Any], mtid: bool) -> dict[str, Any]:
+        fields = {"entityId": self.entity_id, "entityType": self.entity_type}
+        if mtid:
+            fields["merchantTransactionId"] = next_mtid()
+        fields.update(data)
+        return {k: v for k, v in fields.items() if v is not None}
+
+    def post(self, path: str, data: dict[str, Any] | None = None, *, mtid: bool = True,
+             token: str | None = None, **kwargs: Any):  # type: ignore[no-untyped-def]
+        return self.client.post(path, self._fields(data or {}, mtid), format=None,
+                                HTTP_AUTHORIZATION=f"Bearer {token or self.token}", **kwargs)
+
+    def get(self, path: str, data: dict[str, Any] | None = None, *, token: str | None = None):  # type: ignore[no-untyped-def]
+        return self.client.get(path, self._fields(data or {}, False),
+                               HTTP_AUTHORIZATION=f"Bearer {token or self.token}")
+
+
+@pytest.fixture
+def participator(db):  # type: ignore[no-untyped-def]
+    return ParticipatorFactory()
+
+
+@pytest.fixture
+def other_participator(db):  # type: ignore[no-untyped-def]
+    return ParticipatorFactory()
+
+
+@pytest.fixture
+def api(participator) -> SpecClient:  # type: ignore[no-untyped-def]
+    return SpecClient(participator.plain_token, participator.entity_id, "PARTICIPATOR")
+
+
+@pytest.fixture
+def other_api(other_participator) -> SpecClient:  # type: ignore[no-untyped-def]
+    return SpecClient(other_participator.plain_token, other_participator.entity_id, "PARTICIPATOR")
+
+
+@pytest.fixture
+def merchant(participator):  # type: ignore[no-untyped-def]
+    return MerchantFactory(participator=participator)
+
+
+@pytest.fixture
+def merchant_api(merchant) -> SpecClient:  # type: ignore[no-untyped-def]
+    return SpecClient(merchant.entity.plain_token, merchant.entity.entity_id, "MERCHANT")
+
+
+@pytest.fixture
+def terminal(merchant):  # type: ignore[no-untyped-def]
+    return TerminalFactory(merchant=merchant)
+
+
+def code(response) -> str:  # type: ignore[no-untyped-def]
+    return response.json()["result"]["code"]
+
+
+def param_errors(response) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {e["name"]: e["message"] for e in response.json()["result"].get("parameterErrors", [])}
