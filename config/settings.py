@@ -183,4 +183,4 @@ LOGIN_URL = "/admin/login/"
 # `collectstatic` fills it in the production image.
 import warnings  # noqa: E402
 
-warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
+warnings.filterwarnings("ignore", message="No directory at")
