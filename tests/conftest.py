@@ -6,6 +6,7 @@ entity fields filled in; pass `entity_id`/`entity_type`/`token` to act as someon
 
 import itertools
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from rest_framework.test import APIClient
@@ -35,7 +36,8 @@ class SpecClient:
 
     def post(self, path: str, data: dict[str, Any] | None = None, *, mtid: bool = True,
              token: str | None = None, **kwargs: Any):  # type: ignore[no-untyped-def]
-        return self.client.post(path, self._fields(data or {}, mtid), format=None,
+        return self.client.post(path, urlencode(self._fields(data or {}, mtid)),
+                                content_type="application/x-www-form-urlencoded",
                                 HTTP_AUTHORIZATION=f"Bearer {token or self.token}", **kwargs)
 
     def get(self, path: str, data: dict[str, Any] | None = None, *, token: str | None = None):  # type: ignore[no-untyped-def]
