@@ -1,15 +1,14 @@
-"""Merchant management paths. A trailing slash is optional on every path (the spec prints some
-with one and some without)."""
+"""Merchant management paths, spelt as in the specification (see core.urls.spec_path)."""
 
-from django.urls import re_path
+from core.urls import spec_path
 
 from .api import views
 
 urlpatterns = [
-    re_path(r"^merchant/create/?$", views.MerchantCreateView.as_view(), name="merchant-create"),
-    re_path(r"^merchant/update/?$", views.MerchantUpdateView.as_view(), name="merchant-update"),
-    re_path(r"^merchant/status/?$", views.MerchantStatusView.as_view(), name="merchant-status"),
-    re_path(r"^merchant/3dsenroll/?$", views.Merchant3DSEnrolView.as_view(), name="merchant-3dsenroll"),
-    re_path(r"^merchant/3dsdelete/?$", views.Merchant3DSDeleteView.as_view(), name="merchant-3dsdelete"),
-    re_path(r"^merchant/[Ii]nquiry/?$", views.MerchantInquiryView.as_view(), name="merchant-inquiry"),
+    *spec_path("merchant/create", views.MerchantCreateView, "merchant-create"),
+    *spec_path("merchant/update/", views.MerchantUpdateView, "merchant-update"),
+    *spec_path("merchant/status/", views.MerchantStatusView, "merchant-status"),
+    *spec_path("merchant/3dsenroll", views.Merchant3DSEnrolView, "merchant-3dsenroll"),
+    *spec_path("merchant/3dsdelete", views.Merchant3DSDeleteView, "merchant-3dsdelete"),
+    *spec_path("merchant/Inquiry", views.MerchantInquiryView, "merchant-inquiry", "merchant/inquiry"),
 ]

@@ -1,12 +1,13 @@
-from django.urls import re_path
+"""Terminal management paths, spelt as in the specification (see core.urls.spec_path)."""
+
+from core.urls import spec_path
 
 from .api import views
 
 urlpatterns = [
-    re_path(r"^terminal/create/?$", views.TerminalCreateView.as_view(), name="terminal-create"),
-    re_path(r"^terminal/update/?$", views.TerminalUpdateView.as_view(), name="terminal-update"),
-    re_path(r"^terminal/update/(?P<terminal_id>[A-Za-z0-9_]{1,8})/?$",
-            views.TerminalUpdateView.as_view(), name="terminal-update-path"),
-    re_path(r"^terminal/status/?$", views.TerminalStatusView.as_view(), name="terminal-status"),
-    re_path(r"^terminal/[Ii]nquiry/?$", views.TerminalInquiryView.as_view(), name="terminal-inquiry"),
+    *spec_path("terminal/create", views.TerminalCreateView, "terminal-create"),
+    *spec_path("terminal/update/", views.TerminalUpdateView, "terminal-update"),
+    *spec_path("terminal/update/<str:terminal_id>", views.TerminalUpdateView, "terminal-update-path"),
+    *spec_path("terminal/status/", views.TerminalStatusView, "terminal-status"),
+    *spec_path("terminal/Inquiry", views.TerminalInquiryView, "terminal-inquiry", "terminal/inquiry"),
 ]
