@@ -39,8 +39,9 @@ class SpecView(APIView):
         principal = request.user
         if principal.entity_type not in self.entity_types:  # type: ignore[union-attr]
             raise Forbidden(f"entityType {principal.entity_type} may not call {self.operation}")  # type: ignore[union-attr]
-        flat = self.table.validate(data, partial=self.partial, required=self.always_required,
-                                   run_rules=not self.partial)
+        flat = self.table.validate(
+            data, partial=self.partial, required=self.always_required, run_rules=not self.partial
+        )
         flat = self.adjust(flat, data, **kwargs)
         mtid = flat.get("merchantTransactionId")
         if not self.idempotent or not mtid:
@@ -55,19 +56,27 @@ class SpecView(APIView):
             return envelope(exc.result, description=exc.description, data=exc.data)
 
         body, replayed = idempotency.run_once(
-            entity_id=principal.entity.entity_id, operation=self.operation,  # type: ignore[union-attr]
-            merchant_transaction_id=mtid, request_hash=idempotency.fingerprint(flat),
-            perform=perform, refusal=refusal)
+            entity_id=principal.entity.entity_id,
+            operation=self.operation,  # type: ignore[union-attr]
+            merchant_transaction_id=mtid,
+            request_hash=idempotency.fingerprint(flat),
+            perform=perform,
+            refusal=refusal,
+        )
         if replayed:
             body.update(buildNumber=build_number(), timestamp=timestamp(), ndc=get_ndc())
             return Response(body, headers={"Idempotent-Replayed": "true"})
         return Response(body)
 
-    def adjust(self, flat: dict[str, Any], data: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
+    def adjust(
+        self, flat: dict[str, Any], data: Mapping[str, Any], **kwargs: Any
+    ) -> dict[str, Any]:
         """Hook: reconcile path parameters with the body, merge stored values for rules."""
         return flat
 
-    def perform(self, principal: Any, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Any, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         raise NotImplementedError
 
 

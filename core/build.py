@@ -22,7 +22,11 @@ def _from_git() -> tuple[str, str]:
     try:
         out = subprocess.run(  # noqa: S603 - fixed arguments, no user input
             ["git", "log", "-1", "--format=%H %cd", "--date=format-local:%Y-%m-%d %H:%M:%S +0000"],  # noqa: S607
-            cwd=root, capture_output=True, text=True, timeout=5, check=True,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
             env={"TZ": "UTC", "PATH": "/usr/bin:/bin:/usr/local/bin"},
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):

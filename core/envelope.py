@@ -24,13 +24,21 @@ def timestamp(now: datetime | None = None) -> str:
     return now.strftime("%Y-%m-%d %H:%M:%S.") + f"{now.microsecond // 1000:03d}+0000"
 
 
-def envelope(result: Result, *, id: str | None = None, description: str | None = None,
-             data: Mapping[str, Any] | None = None, **extra_result: Any) -> dict[str, Any]:
+def envelope(
+    result: Result,
+    *,
+    id: str | None = None,
+    description: str | None = None,
+    data: Mapping[str, Any] | None = None,
+    **extra_result: Any,
+) -> dict[str, Any]:
     """Build a response body. `data` holds dotted names ("merchant.id") or nested dicts."""
     body: dict[str, Any] = {"id": id or new_id()}
     body.update(nest(dict(data or {})))
-    result_block: dict[str, Any] = {"code": result.code,
-                                    "description": description or result.description}
+    result_block: dict[str, Any] = {
+        "code": result.code,
+        "description": description or result.description,
+    }
     result_block.update(extra_result)
     body["result"] = result_block
     body["buildNumber"] = build_number()
@@ -39,14 +47,29 @@ def envelope(result: Result, *, id: str | None = None, description: str | None =
     return body
 
 
-def api_response(result: Result, *, status: int = 200, id: str | None = None,
-                 data: Mapping[str, Any] | None = None, description: str | None = None,
-                 headers: Mapping[str, str] | None = None) -> Response:
-    return Response(envelope(result, id=id, description=description, data=data),
-                    status=status, headers=dict(headers or {}))
+def api_response(
+    result: Result,
+    *,
+    status: int = 200,
+    id: str | None = None,
+    data: Mapping[str, Any] | None = None,
+    description: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    return Response(
+        envelope(result, id=id, description=description, data=data),
+        status=status,
+        headers=dict(headers or {}),
+    )
 
 
-def error_response(result: Result, status: int, *, description: str | None = None,
-                   data: Mapping[str, Any] | None = None, **extra_result: Any) -> Response:
+def error_response(
+    result: Result,
+    status: int,
+    *,
+    description: str | None = None,
+    data: Mapping[str, Any] | None = None,
+    **extra_result: Any,
+) -> Response:
     body = envelope(result, description=description, data=data, **extra_result)
     return Response(body, status=status)

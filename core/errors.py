@@ -31,8 +31,14 @@ class ApplicationError(Exception):
 
     http_status = 200
 
-    def __init__(self, result: results.Result, description: str | None = None,
-                 *, http_status: int | None = None, data: Mapping[str, Any] | None = None):
+    def __init__(
+        self,
+        result: results.Result,
+        description: str | None = None,
+        *,
+        http_status: int | None = None,
+        data: Mapping[str, Any] | None = None,
+    ):
         super().__init__(description or result.description)
         self.result = result
         self.description = description or result.description
@@ -64,7 +70,12 @@ def safe_value(name: str, value: Any) -> Any:
     """The submitted value as it may be echoed: card data masked, long text cut."""
     if value is None:
         return None
-    if name in SENSITIVE_NAMES or name.rsplit(".", 1)[-1].lower() in {"cvv", "pin", "password", "token"}:
+    if name in SENSITIVE_NAMES or name.rsplit(".", 1)[-1].lower() in {
+        "cvv",
+        "pin",
+        "password",
+        "token",
+    }:
         return MASKED
     text = str(value)
     return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + "..."
@@ -95,7 +106,9 @@ def flatten_errors(detail: Any, prefix: str = "") -> Iterable[tuple[str, str]]:
 
 
 def parameter_error_from_validation(detail: Any, data: Any) -> ParameterError:
-    return ParameterError((name, lookup(data, name), message) for name, message in flatten_errors(detail))
+    return ParameterError(
+        (name, lookup(data, name), message) for name, message in flatten_errors(detail)
+    )
 
 
 def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
@@ -103,14 +116,18 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
 
     request = context.get("request")
     if isinstance(exc, ParameterError):
-        errors = [{"name": name, "value": safe_value(name, value), "message": message}
-                  for name, value, message in exc.errors]
+        errors = [
+            {"name": name, "value": safe_value(name, value), "message": message}
+            for name, value, message in exc.errors
+        ]
         return error_response(results.INVALID_PARAMETER, 400, parameterErrors=errors)
     if isinstance(exc, drf.ValidationError):
         data = getattr(request, "data", None) if request is not None else None
         return exception_handler(parameter_error_from_validation(exc.detail, data), context)
     if isinstance(exc, ApplicationError):
-        return error_response(exc.result, exc.http_status, description=exc.description, data=exc.data)
+        return error_response(
+            exc.result, exc.http_status, description=exc.description, data=exc.data
+        )
     if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
         response = error_response(results.INVALID_AUTHENTICATION, 401, description=_detail(exc))
         response["WWW-Authenticate"] = 'Bearer realm="api"'

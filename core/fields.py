@@ -41,7 +41,7 @@ def _length(min_len: int, max_len: int, unit: str) -> str:
 
 @dataclass(frozen=True)
 class AN(FieldType):
-    """Text of `min`..`max` characters; `pattern` (a full-match regex) narrows it where the spec does."""
+    """Text of `min`..`max` characters; `pattern` (full match) narrows it where the spec does."""
 
     max: int
     min: int = 1
@@ -117,8 +117,8 @@ class A(FieldType):
         return text
 
     def describe(self) -> str:
-        case = " uppercase" if self.upper else ""
-        return f"A{self.max}: {_length(self.min, self.max, case.strip() + ' letters' if case else 'letters')}"
+        unit = "uppercase letters" if self.upper else "letters"
+        return f"A{self.max}: {_length(self.min, self.max, unit)}"
 
     def valid(self) -> str:
         return "A" * self.min
@@ -155,7 +155,8 @@ class Choice(FieldType):
 
 @dataclass(frozen=True)
 class Decimal_(FieldType):
-    """A decimal string: up to `int_digits` integer digits, exactly (or at most) `places` decimals."""
+    """A decimal string: up to `int_digits` integer digits, exactly (or at most) `places`
+    decimals."""
 
     int_digits: int
     places: int
@@ -174,8 +175,10 @@ class Decimal_(FieldType):
 
     def describe(self) -> str:
         decimals = f"exactly {self.places}" if self.exact else f"at most {self.places}"
-        return (f"{self.code}: up to {self.int_digits} integer digits, a dot and {decimals} "
-                "decimals (e.g. " + self.valid() + ")")
+        return (
+            f"{self.code}: up to {self.int_digits} integer digits, a dot and {decimals} "
+            "decimals (e.g. " + self.valid() + ")"
+        )
 
     def valid(self) -> str:
         return "10." + "5" * self.places if self.exact else "1.25"
@@ -226,8 +229,11 @@ class Date(FieldType):
         return date(2024, 1, 31).strftime(_DATE_FORMATS[self.fmt])
 
     def invalid(self) -> list[str]:
-        return [date(2024, 1, 31).strftime(_DATE_FORMATS[self.fmt]).replace("31", "32"),
-                "2024/01/31", "1800" + date(2024, 1, 31).strftime(_DATE_FORMATS[self.fmt])[4:]]
+        return [
+            date(2024, 1, 31).strftime(_DATE_FORMATS[self.fmt]).replace("31", "32"),
+            "2024/01/31",
+            "1800" + date(2024, 1, 31).strftime(_DATE_FORMATS[self.fmt])[4:],
+        ]
 
 
 @dataclass(frozen=True)

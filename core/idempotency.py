@@ -33,12 +33,21 @@ def _json_default(value: Any) -> str:
     raise TypeError(type(value))
 
 
-def run_once(*, entity_id: str, operation: str, merchant_transaction_id: str, request_hash: str,
-             perform: Callable[[], dict[str, Any]],
-             refusal: Callable[[ApplicationError], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+def run_once(
+    *,
+    entity_id: str,
+    operation: str,
+    merchant_transaction_id: str,
+    request_hash: str,
+    perform: Callable[[], dict[str, Any]],
+    refusal: Callable[[ApplicationError], dict[str, Any]],
+) -> tuple[dict[str, Any], bool]:
     """Return (response body, replayed). `perform` runs inside a transaction with the record."""
-    key = {"entity_id": entity_id, "operation": operation,
-           "merchant_transaction_id": merchant_transaction_id}
+    key = {
+        "entity_id": entity_id,
+        "operation": operation,
+        "merchant_transaction_id": merchant_transaction_id,
+    }
     existing = IdempotentRequest.objects.filter(**key).first()
     if existing is not None:
         return _replay(existing, request_hash), True
@@ -51,8 +60,9 @@ def run_once(*, entity_id: str, operation: str, merchant_transaction_id: str, re
                 if exc.http_status != 200:
                     raise
                 body = refusal(exc)
-            IdempotentRequest.objects.create(**key, request_hash=request_hash,
-                                             response_body=without_secrets(body))
+            IdempotentRequest.objects.create(
+                **key, request_hash=request_hash, response_body=without_secrets(body)
+            )
     except IntegrityError:
         # A concurrent twin committed first: answer as its replay.
         existing = IdempotentRequest.objects.filter(**key).first()
@@ -69,5 +79,8 @@ def _replay(stored: IdempotentRequest, request_hash: str) -> dict[str, Any]:
 
 
 def without_secrets(body: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: without_secrets(value) if isinstance(value, Mapping) else value
-            for key, value in body.items() if key not in SECRET_KEYS}
+    return {
+        key: without_secrets(value) if isinstance(value, Mapping) else value
+        for key, value in body.items()
+        if key not in SECRET_KEYS
+    }

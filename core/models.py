@@ -19,8 +19,10 @@ class IdempotentRequest(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["entity_id", "operation", "merchant_transaction_id"],
-                                    name="idempotent_request_unique_mtid"),
+            models.UniqueConstraint(
+                fields=["entity_id", "operation", "merchant_transaction_id"],
+                name="idempotent_request_unique_mtid",
+            ),
         ]
 
     def __str__(self) -> str:

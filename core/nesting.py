@@ -73,7 +73,7 @@ def join_name(parts: Iterable[str]) -> str:
 
 
 def unflatten(pairs: Iterable[tuple[str, list[str]]]) -> dict[str, Any]:
-    """Nest (name, values) pairs. A name given twice, or both as a value and as a group, is refused."""
+    """Nest (name, values) pairs; a name given twice, or as a value and a group, is refused."""
     root: dict[str, Any] = {}
     for name, values in pairs:
         if len(values) != 1:
@@ -84,19 +84,24 @@ def unflatten(pairs: Iterable[tuple[str, list[str]]]) -> dict[str, Any]:
             key = key_of(part)
             child = node.setdefault(key, {})
             if not isinstance(child, dict):
-                raise NameError_(join_name(parts[: depth + 1]), "given both as a value and as a group")
+                raise NameError_(
+                    join_name(parts[: depth + 1]), "given both as a value and as a group"
+                )
             node = child
         last = key_of(parts[-1])
         if last in node:
-            what = "given more than once" if not isinstance(node[last], dict) else (
-                "given both as a value and as a group")
+            what = (
+                "given more than once"
+                if not isinstance(node[last], dict)
+                else ("given both as a value and as a group")
+            )
             raise NameError_(name, what)
         node[last] = values[0]
     return root
 
 
 def flatten(data: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
-    """JSON-ish nested data -> (dotted name, scalar). Lists get [i]; dict keys with dots get [key]."""
+    """Nested data -> (dotted name, scalar). Lists get [i]; keys with dots get [key]."""
     if isinstance(data, Mapping):
         for key, value in data.items():
             key = str(key)
@@ -133,7 +138,7 @@ def lookup(data: Any, name: str) -> Any:
 
 
 def nest(flat: Mapping[str, Any]) -> dict[str, Any]:
-    """{"merchant.id": "1"} -> {"merchant": {"id": "1"}}, for building responses. None is dropped."""
+    """{"merchant.id": "1"} -> {"merchant": {"id": "1"}} for responses; None is dropped."""
     root: dict[str, Any] = {}
     for name, value in flat.items():
         if value is None:

@@ -28,7 +28,10 @@ FAMILIES: list[tuple[str, re.Pattern[str]]] = [
     ("rejected_registration_validation", re.compile(r"^(100\.[13]50)")),
     ("rejected_job_validation", re.compile(r"^(100\.250|100\.360)")),
     ("rejected_reference_validation", re.compile(r"^(700\.[1345][05]0)")),
-    ("rejected_format_validation", re.compile(r"^(200\.[123]|100\.[53][07]|800\.900|100\.[69]00\.500)")),
+    (
+        "rejected_format_validation",
+        re.compile(r"^(200\.[123]|100\.[53][07]|800\.900|100\.[69]00\.500)"),
+    ),
     ("rejected_address_validation", re.compile(r"^(100\.800)")),
     ("rejected_contact_validation", re.compile(r"^(100\.700|100\.900\.[123467890][00-99])")),
     ("rejected_account_validation", re.compile(r"^(100\.100|100\.2[01])")),
@@ -76,9 +79,13 @@ TRANSACTION_SUCCEEDED = _r("000.000.000", "Transaction succeeded")
 REQUEST_SUCCEEDED = _r("000.000.100", "successful request")
 
 # --- request and parameter format --------------------------------------------------------------
-INVALID_REQUEST = _r("200.100.101", "invalid request message: the body, method or media type is not accepted")
+INVALID_REQUEST = _r(
+    "200.100.101", "invalid request message: the body, method or media type is not accepted"
+)
 INVALID_PARAMETER = _r("200.300.404", "invalid or missing parameter")
-DUPLICATE_ENTRY = _r("200.300.405", "duplicate entry: an object with this identifier already exists")
+DUPLICATE_ENTRY = _r(
+    "200.300.405", "duplicate entry: an object with this identifier already exists"
+)
 
 # --- authentication and authorization ----------------------------------------------------------
 INVALID_AUTHENTICATION = _r("800.900.300", "invalid authentication information")
@@ -95,10 +102,12 @@ RESOURCE_NOT_FOUND = _r("700.100.199", "no such resource")
 
 # --- management workflows ----------------------------------------------------------------------
 MERCHANT_STATUS_NOT_ALLOWED = _r(
-    "700.500.100", "status change not allowed: a CLOSED or TERMINATED merchant cannot return to NORMAL"
+    "700.500.100",
+    "status change not allowed: a CLOSED or TERMINATED merchant cannot return to NORMAL",
 )
 TERMINAL_STATUS_NOT_ALLOWED = _r(
-    "700.500.101", "status change not allowed: a CLOSED or TERMINATED terminal cannot return to NORMAL"
+    "700.500.101",
+    "status change not allowed: a CLOSED or TERMINATED terminal cannot return to NORMAL",
 )
 THREEDS_ALREADY_ENROLLED = _r("700.500.200", "merchant is already enrolled in 3-D Secure")
 THREEDS_NOT_ENROLLED = _r("700.500.201", "merchant is not enrolled in 3-D Secure")

@@ -20,15 +20,23 @@ RESULT = {
     "properties": {
         "code": {"type": "string", "pattern": r"^\d{3}\.\d{3}\.\d{3}$"},
         "description": {"type": "string"},
-        "parameterErrors": {"type": "array", "items": {"type": "object", "properties": {
-            "name": {"type": "string"}, "value": {"type": "string", "nullable": True},
-            "message": {"type": "string"}}}},
+        "parameterErrors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "value": {"type": "string", "nullable": True},
+                    "message": {"type": "string"},
+                },
+            },
+        },
     },
     "required": ["code", "description"],
 }
 ENVELOPE = {
     "type": "object",
-    "description": "Nested JSON: the operation's groups (merchant, pos, terminal, ...) beside these.",
+    "description": "Nested JSON: the operation's groups (merchant, pos, ...) beside these.",
     "properties": {
         "id": {"type": "string", "pattern": "^[a-z0-9]{32}$"},
         "result": RESULT,
@@ -61,10 +69,15 @@ def property_schema(spec: F) -> dict[str, Any]:
     return schema
 
 
-def table_schema(table: Table, *, partial: bool = False, required: tuple[str, ...] = ()) -> dict[str, Any]:
+def table_schema(
+    table: Table, *, partial: bool = False, required: tuple[str, ...] = ()
+) -> dict[str, Any]:
     must = [f.name for f in table if (f.name in required if partial else f.mandatory)]
-    return {"type": "object", "properties": {f.name: property_schema(f) for f in table},
-            "required": must}
+    return {
+        "type": "object",
+        "properties": {f.name: property_schema(f) for f in table},
+        "required": must,
+    }
 
 
 class SpecAutoSchema(AutoSchema):
@@ -75,8 +88,11 @@ class SpecAutoSchema(AutoSchema):
         table = self._table()
         if table is None:
             return super().get_request_serializer()
-        schema = table_schema(table, partial=getattr(self.view, "partial", False),
-                              required=getattr(self.view, "always_required", ()))
+        schema = table_schema(
+            table,
+            partial=getattr(self.view, "partial", False),
+            required=getattr(self.view, "always_required", ()),
+        )
         return {"application/x-www-form-urlencoded": schema, "application/json": schema}
 
     def get_response_serializers(self) -> Any:
@@ -88,8 +104,16 @@ class SpecAutoSchema(AutoSchema):
         table = self._table()
         if table is None or self.method != "GET":
             return super().get_override_parameters()
-        return [OpenApiParameter(f.name, str, OpenApiParameter.QUERY, required=f.mandatory,
-                                 description=property_schema(f)["description"]) for f in table]
+        return [
+            OpenApiParameter(
+                f.name,
+                str,
+                OpenApiParameter.QUERY,
+                required=f.mandatory,
+                description=property_schema(f)["description"],
+            )
+            for f in table
+        ]
 
     def get_tags(self) -> list[str]:
         operation = getattr(self.view, "operation", "")

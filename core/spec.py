@@ -50,7 +50,7 @@ class F:
 
 
 class SpecField(serializers.Field):
-    """A DRF field delegating to a spec `FieldType`. Optional fields accept "" (= not applicable)."""
+    """A DRF field delegating to a spec `FieldType`; optional fields accept "" (not applicable)."""
 
     def __init__(self, ftype: FieldType, *, blank_ok: bool, **kwargs: Any):
         super().__init__(**kwargs)
@@ -104,8 +104,14 @@ class Table:
     def only(self, *prefixes: str) -> list[F]:
         return [f for f in self.fields if f.name.startswith(prefixes)]
 
-    def validate(self, data: Mapping[str, Any], *, partial: bool = False,
-                 required: Iterable[str] = (), run_rules: bool = True) -> dict[str, Any]:
+    def validate(
+        self,
+        data: Mapping[str, Any],
+        *,
+        partial: bool = False,
+        required: Iterable[str] = (),
+        run_rules: bool = True,
+    ) -> dict[str, Any]:
         """Validate nested request data; return {dotted name: parsed value} of what was sent.
 
         `partial` (updates): mandatory fields may be omitted but not blanked; names in `required`
@@ -117,12 +123,15 @@ class Table:
             if name not in known:
                 errors.append((name, value, "unknown parameter"))
         serializer = self._serializer_class(frozenset(required) if partial else None)(
-            data=self._with_groups(data))
+            data=self._with_groups(data)
+        )
         if not serializer.is_valid():
             from .errors import flatten_errors
 
-            errors.extend((name, lookup(data, name), message)
-                          for name, message in flatten_errors(serializer.errors))
+            errors.extend(
+                (name, lookup(data, name), message)
+                for name, message in flatten_errors(serializer.errors)
+            )
         if errors:
             raise ParameterError(_dedupe(errors))
         flat = {name: value for name, value in flatten(serializer.validated_data)}
@@ -132,12 +141,17 @@ class Table:
 
     def check_rules(self, flat: Mapping[str, Any], data: Mapping[str, Any]) -> None:
         """Cross-field rules over flat values (for updates: stored values merged with changes)."""
-        errors = [(name, lookup(data, name), message)
-                  for rule in self.rules for name, message in rule(dict(flat))]
+        errors = [
+            (name, lookup(data, name), message)
+            for rule in self.rules
+            for name, message in rule(dict(flat))
+        ]
         if errors:
             raise ParameterError(errors)
 
-    def _serializer_class(self, still_required: frozenset[str] | None) -> type[serializers.Serializer]:
+    def _serializer_class(
+        self, still_required: frozenset[str] | None
+    ) -> type[serializers.Serializer]:
         tree: dict[str, Any] = {}
         for spec in self.fields:
             parts = [key_of(p) for p in split_name(spec.name)]
@@ -167,13 +181,14 @@ class Table:
         return out
 
 
-
 def model_values(fields: Iterable[F], flat: Mapping[str, Any]) -> dict[str, Any]:
     """{dotted name: value} -> {model attribute: value}, for the given fields that were sent."""
     return {spec.attribute: flat[spec.name] for spec in fields if spec.name in flat}
 
 
-def _build(name: str, tree: Mapping[str, Any], *, root: bool = False) -> type[serializers.Serializer]:
+def _build(
+    name: str, tree: Mapping[str, Any], *, root: bool = False
+) -> type[serializers.Serializer]:
     attrs: dict[str, Any] = {}
     for key, node in tree.items():
         if isinstance(node, dict):

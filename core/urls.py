@@ -10,5 +10,7 @@ def spec_path(route: str, view_class: Any, name: str, *aliases: str) -> list[URL
     alternates = [route[:-1] if route.endswith("/") else route + "/", *aliases]
     for alias in aliases:
         alternates.append(alias[:-1] if alias.endswith("/") else alias + "/")
-    return [path(route, view_class.as_view(), name=name),
-            *[path(alt, view_class.as_view(schema=None)) for alt in alternates]]
+    return [
+        path(route, view_class.as_view(), name=name),
+        *[path(alt, view_class.as_view(schema=None)) for alt in alternates],
+    ]

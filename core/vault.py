@@ -55,4 +55,3 @@ def decrypt(ciphertext: str, *, purpose: str) -> str:
 
 def key_id_of(ciphertext: str) -> str:
     return ciphertext.split(":", 2)[1]
-

@@ -22,8 +22,11 @@ def _database_state() -> dict[str, Any]:
             cursor.fetchone()
     except Exception as exc:  # noqa: BLE001 - a health check reports, it does not raise
         return {"status": "down", "engine": connection.vendor, "error": exc.__class__.__name__}
-    return {"status": "up", "engine": connection.vendor,
-            "latencyMs": round((time.perf_counter() - started) * 1000, 2)}
+    return {
+        "status": "up",
+        "engine": connection.vendor,
+        "latencyMs": round((time.perf_counter() - started) * 1000, 2),
+    }
 
 
 def _broker_state() -> dict[str, Any]:

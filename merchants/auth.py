@@ -33,7 +33,7 @@ ENTITY_TYPE = Choice(("MERCHANT", "POS", "PARTICIPATOR"))
 
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: the token's entity, the entity it acts as, the type, and for POS the terminal."""
+    """Who calls: the token's entity, the entity it acts as, the type, for POS the terminal."""
 
     token_entity: Entity
     entity: Entity
@@ -72,10 +72,15 @@ class EntityTokenAuthentication(authentication.BaseAuthentication):
         entity = Entity.objects.filter(entity_id=entity_id, is_active=True).first()
         if entity is None or not _may_act(token_entity, entity):
             raise drf.PermissionDenied("the token may not act for this entityId")
-        allowed_types = ({"PARTICIPATOR"} if entity.entity_type == EntityType.PARTICIPATOR
-                         else {"MERCHANT", "POS"})
+        allowed_types = (
+            {"PARTICIPATOR"}
+            if entity.entity_type == EntityType.PARTICIPATOR
+            else {"MERCHANT", "POS"}
+        )
         if entity_type not in allowed_types:
-            raise drf.PermissionDenied(f"entityType {entity_type} does not match entityId {entity_id}")
+            raise drf.PermissionDenied(
+                f"entityType {entity_type} does not match entityId {entity_id}"
+            )
         terminal = None
         if entity_type == EntityType.POS:
             terminal = self._terminal(entity, params)
@@ -98,8 +103,9 @@ class EntityTokenAuthentication(authentication.BaseAuthentication):
         if terminal_id in (None, ""):
             raise ParameterError([("pos.terminalId", None, "is required when entityType is POS")])
         terminal_model = apps.get_model("terminals", "Terminal")
-        terminal = terminal_model.objects.filter(terminal_id=terminal_id,
-                                                 merchant__entity=entity).first()
+        terminal = terminal_model.objects.filter(
+            terminal_id=terminal_id, merchant__entity=entity
+        ).first()
         if terminal is None:
             raise drf.PermissionDenied("pos.terminalId is not a terminal of this merchant")
         return terminal
@@ -107,7 +113,8 @@ class EntityTokenAuthentication(authentication.BaseAuthentication):
 
 def _may_act(token_entity: Entity, entity: Entity) -> bool:
     return token_entity.pk == entity.pk or (
-        token_entity.entity_type == EntityType.PARTICIPATOR and entity.owner_id == token_entity.pk)
+        token_entity.entity_type == EntityType.PARTICIPATOR and entity.owner_id == token_entity.pk
+    )
 
 
 def _check(name: str, ftype: Any, params: dict[str, Any]) -> str:

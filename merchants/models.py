@@ -20,13 +20,22 @@ class EntityType(models.TextChoices):
 class Entity(models.Model):
     entity_id = models.CharField("entityId", max_length=8, unique=True)
     entity_type = models.CharField(
-        "entityType", max_length=16,
-        choices=[(EntityType.PARTICIPATOR, EntityType.PARTICIPATOR.label),
-                 (EntityType.MERCHANT, EntityType.MERCHANT.label)])
+        "entityType",
+        max_length=16,
+        choices=[
+            (EntityType.PARTICIPATOR, EntityType.PARTICIPATOR.label),
+            (EntityType.MERCHANT, EntityType.MERCHANT.label),
+        ],
+    )
     name = models.CharField(max_length=100, blank=True)
-    owner = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT,
-                              related_name="owned_entities",
-                              help_text="The participator a merchant entity belongs to.")
+    owner = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="owned_entities",
+        help_text="The participator a merchant entity belongs to.",
+    )
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
     token_last4 = models.CharField("token (last 4)", max_length=4, editable=False)
     token_ciphertext = models.TextField(editable=False)
@@ -39,7 +48,8 @@ class Entity(models.Model):
         ordering = ["entity_id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(entity_type="PARTICIPATOR", owner__isnull=True) | Q(entity_type="MERCHANT"),
+                condition=Q(entity_type="PARTICIPATOR", owner__isnull=True)
+                | Q(entity_type="MERCHANT"),
                 name="entity_participator_has_no_owner",
             ),
         ]
@@ -120,15 +130,21 @@ class Merchant(models.Model):
     date_designed = models.DateField()
     mvv_id = models.CharField("MVV id", max_length=10, blank=True)
 
-    status = models.CharField(max_length=10, choices=MerchantStatus.choices,
-                              default=MerchantStatus.NORMAL)
+    status = models.CharField(
+        max_length=10, choices=MerchantStatus.choices, default=MerchantStatus.NORMAL
+    )
     security_status = models.CharField(max_length=10, choices=SecurityStatus.choices, blank=True)
-    threeds_status = models.CharField("3DS enrolment", max_length=12, choices=ThreeDSStatus.choices,
-                                      default=ThreeDSStatus.NOT_ENROLLED)
+    threeds_status = models.CharField(
+        "3DS enrolment",
+        max_length=12,
+        choices=ThreeDSStatus.choices,
+        default=ThreeDSStatus.NOT_ENROLLED,
+    )
     threeds_enrolled_at = models.DateTimeField(null=True, blank=True)
     threeds_deleted_at = models.DateTimeField(null=True, blank=True)
-    threeds_delete_reason = models.CharField(max_length=40, blank=True,
-                                             choices=ThreeDSDeleteReason.choices)
+    threeds_delete_reason = models.CharField(
+        max_length=40, blank=True, choices=ThreeDSDeleteReason.choices
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -137,8 +153,9 @@ class Merchant(models.Model):
         ordering = ["merchant_id"]
         indexes = [models.Index(fields=["participator", "merchant_id"])]
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=MerchantStatus.values),
-                                   name="merchant_status_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=MerchantStatus.values), name="merchant_status_valid"
+            ),
             models.CheckConstraint(
                 condition=Q(aggregator_id="") | ~Q(aggregator_name=""),
                 name="merchant_aggregator_name_with_id",
@@ -173,6 +190,9 @@ class MerchantStatusChange(models.Model):
     class Meta:
         ordering = ["-changed_at", "-id"]
 
+    def __str__(self) -> str:
+        return f"{self.merchant_id}: {self.from_status or '-'} -> {self.to_status}"
+
 
 class ThreeDSEnrolmentEvent(models.Model):
     """Append-only history of 3DS enrolments and deletions."""
@@ -190,6 +210,9 @@ class ThreeDSEnrolmentEvent(models.Model):
 
     class Meta:
         ordering = ["-changed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id}: 3DS {self.action}"
 
 
 class PortalUser(models.Model):

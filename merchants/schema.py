@@ -8,5 +8,8 @@ class EntityTokenScheme(OpenApiAuthenticationExtension):
     name = "entityBearer"
 
     def get_security_definition(self, auto_schema):  # type: ignore[no-untyped-def]
-        return {"type": "http", "scheme": "bearer",
-                "description": "The entity's token; entityId and entityType go in the request."}
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The entity's token; entityId and entityType go in the request.",
+        }

@@ -41,6 +41,7 @@ def status_change_allowed(current: str, requested: str) -> bool:
 
 # --- entities -----------------------------------------------------------------------------------
 
+
 def _token_fields(token: str) -> dict[str, Any]:
     return {
         "token_hash": token_hash(token),
@@ -50,12 +51,14 @@ def _token_fields(token: str) -> dict[str, Any]:
     }
 
 
-def entity_create(*, entity_type: str, entity_id: str, name: str = "",
-                  owner: Entity | None = None) -> tuple[Entity, str]:
+def entity_create(
+    *, entity_type: str, entity_id: str, name: str = "", owner: Entity | None = None
+) -> tuple[Entity, str]:
     """Create an entity with a fresh token; the token is returned once and never again."""
     token = new_token()
-    entity = Entity.objects.create(entity_id=entity_id, entity_type=entity_type, name=name,
-                                   owner=owner, **_token_fields(token))
+    entity = Entity.objects.create(
+        entity_id=entity_id, entity_type=entity_type, name=name, owner=owner, **_token_fields(token)
+    )
     return entity, token
 
 
@@ -79,7 +82,11 @@ def entity_token_plaintext(*, entity: Entity) -> str:
 def _free_entity_id(preferred: str | None) -> str:
     """The merchant's entityId: its merchant.id when that has 8 digits and is free, else a fresh
     random 8-digit id not used by any entity."""
-    if preferred and len(preferred) == 8 and not Entity.objects.filter(entity_id=preferred).exists():
+    if (
+        preferred
+        and len(preferred) == 8
+        and not Entity.objects.filter(entity_id=preferred).exists()
+    ):
         return preferred
     while True:
         candidate = f"{secrets.randbelow(90_000_000) + 10_000_000}"
@@ -89,8 +96,10 @@ def _free_entity_id(preferred: str | None) -> str:
 
 # --- merchants ----------------------------------------------------------------------------------
 
-def merchant_create(*, participator: Entity, merchant_id: str, values: Mapping[str, Any],
-                    changed_by: str) -> tuple[Merchant, str]:
+
+def merchant_create(
+    *, participator: Entity, merchant_id: str, values: Mapping[str, Any], changed_by: str
+) -> tuple[Merchant, str]:
     """Create a merchant owned by `participator`, with its own MERCHANT entity and token.
 
     A merchant.id that exists already (under any participator: the id is acquirer-wide) is
@@ -103,13 +112,21 @@ def merchant_create(*, participator: Entity, merchant_id: str, values: Mapping[s
     try:
         with transaction.atomic():
             entity, token = entity_create(
-                entity_type=EntityType.MERCHANT, entity_id=_free_entity_id(merchant_id),
-                name=str(values.get("business", ""))[:100], owner=participator)
+                entity_type=EntityType.MERCHANT,
+                entity_id=_free_entity_id(merchant_id),
+                name=str(values.get("business", ""))[:100],
+                owner=participator,
+            )
             merchant = Merchant.objects.create(
-                merchant_id=merchant_id, entity=entity, participator=participator, **values)
+                merchant_id=merchant_id, entity=entity, participator=participator, **values
+            )
             MerchantStatusChange.objects.create(
-                merchant=merchant, from_status="", to_status=merchant.status,
-                changed_by=changed_by, ndc=get_ndc())
+                merchant=merchant,
+                from_status="",
+                to_status=merchant.status,
+                changed_by=changed_by,
+                ndc=get_ndc(),
+            )
     except IntegrityError:
         if Merchant.objects.filter(merchant_id=merchant_id).exists():
             raise _duplicate_merchant(merchant_id) from None
@@ -118,8 +135,9 @@ def merchant_create(*, participator: Entity, merchant_id: str, values: Mapping[s
 
 
 def _duplicate_merchant(merchant_id: str) -> ApplicationError:
-    return ApplicationError(results.DUPLICATE_ENTRY,
-                            f"duplicate entry: merchant.id {merchant_id} already exists")
+    return ApplicationError(
+        results.DUPLICATE_ENTRY, f"duplicate entry: merchant.id {merchant_id} already exists"
+    )
 
 
 @transaction.atomic
@@ -133,8 +151,9 @@ def merchant_update(*, merchant: Merchant, values: Mapping[str, Any]) -> Merchan
 
 
 @transaction.atomic
-def merchant_set_status(*, merchant: Merchant, status: str | None, security_status: str | None,
-                        changed_by: str) -> Merchant:
+def merchant_set_status(
+    *, merchant: Merchant, status: str | None, security_status: str | None, changed_by: str
+) -> Merchant:
     """Set merchant.status (and optionally merchant.securityStatus), with history.
 
     Refused with 700.500.100, state unchanged, when NORMAL is requested for a CLOSED or
@@ -146,9 +165,14 @@ def merchant_set_status(*, merchant: Merchant, status: str | None, security_stat
         raise ApplicationError(results.MERCHANT_STATUS_NOT_ALLOWED)
     new_security = locked.security_status if security_status is None else security_status
     MerchantStatusChange.objects.create(
-        merchant=locked, from_status=locked.status, to_status=new_status,
-        from_security_status=locked.security_status, to_security_status=new_security,
-        changed_by=changed_by, ndc=get_ndc())
+        merchant=locked,
+        from_status=locked.status,
+        to_status=new_status,
+        from_security_status=locked.security_status,
+        to_security_status=new_security,
+        changed_by=changed_by,
+        ndc=get_ndc(),
+    )
     locked.status = new_status
     locked.security_status = new_security
     locked.save(update_fields=["status", "security_status", "updated_at"])
@@ -164,10 +188,20 @@ def merchant_3ds_enrol(*, merchant: Merchant, changed_by: str) -> Merchant:
     locked.threeds_status = ThreeDSStatus.ENROLLED
     locked.threeds_enrolled_at = timezone.now()
     locked.threeds_delete_reason = ""
-    locked.save(update_fields=["threeds_status", "threeds_enrolled_at", "threeds_delete_reason",
-                               "updated_at"])
-    ThreeDSEnrolmentEvent.objects.create(merchant=locked, action=ThreeDSEnrolmentEvent.Action.ENROL,
-                                         changed_by=changed_by, ndc=get_ndc())
+    locked.save(
+        update_fields=[
+            "threeds_status",
+            "threeds_enrolled_at",
+            "threeds_delete_reason",
+            "updated_at",
+        ]
+    )
+    ThreeDSEnrolmentEvent.objects.create(
+        merchant=locked,
+        action=ThreeDSEnrolmentEvent.Action.ENROL,
+        changed_by=changed_by,
+        ndc=get_ndc(),
+    )
     return locked
 
 
@@ -180,8 +214,19 @@ def merchant_3ds_delete(*, merchant: Merchant, reason: str, changed_by: str) -> 
     locked.threeds_status = ThreeDSStatus.DELETED
     locked.threeds_deleted_at = timezone.now()
     locked.threeds_delete_reason = reason
-    locked.save(update_fields=["threeds_status", "threeds_deleted_at", "threeds_delete_reason",
-                               "updated_at"])
-    ThreeDSEnrolmentEvent.objects.create(merchant=locked, action=ThreeDSEnrolmentEvent.Action.DELETE,
-                                         reason=reason, changed_by=changed_by, ndc=get_ndc())
+    locked.save(
+        update_fields=[
+            "threeds_status",
+            "threeds_deleted_at",
+            "threeds_delete_reason",
+            "updated_at",
+        ]
+    )
+    ThreeDSEnrolmentEvent.objects.create(
+        merchant=locked,
+        action=ThreeDSEnrolmentEvent.Action.DELETE,
+        reason=reason,
+        changed_by=changed_by,
+        ndc=get_ndc(),
+    )
     return locked

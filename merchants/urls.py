@@ -10,5 +10,7 @@ urlpatterns = [
     *spec_path("merchant/status/", views.MerchantStatusView, "merchant-status"),
     *spec_path("merchant/3dsenroll", views.Merchant3DSEnrolView, "merchant-3dsenroll"),
     *spec_path("merchant/3dsdelete", views.Merchant3DSDeleteView, "merchant-3dsdelete"),
-    *spec_path("merchant/Inquiry", views.MerchantInquiryView, "merchant-inquiry", "merchant/inquiry"),
+    *spec_path(
+        "merchant/Inquiry", views.MerchantInquiryView, "merchant-inquiry", "merchant/inquiry"
+    ),
 ]

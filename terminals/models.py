@@ -37,16 +37,18 @@ class Terminal(models.Model):
     pin_entry_capability = models.CharField(max_length=1, choices=PinEntryCapability.choices)
     digital_id = models.CharField(max_length=15, blank=True)
     acct_id = models.CharField("account id", max_length=15, blank=True)
-    status = models.CharField(max_length=10, choices=MerchantStatus.choices,
-                              default=MerchantStatus.NORMAL)
+    status = models.CharField(
+        max_length=10, choices=MerchantStatus.choices, default=MerchantStatus.NORMAL
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["terminal_id"]
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=MerchantStatus.values),
-                                   name="terminal_status_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=MerchantStatus.values), name="terminal_status_valid"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -69,3 +71,6 @@ class TerminalStatusChange(models.Model):
 
     class Meta:
         ordering = ["-changed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.terminal_id}: {self.from_status or '-'} -> {self.to_status}"

@@ -10,7 +10,8 @@ from .models import Terminal
 
 def terminals_reachable(*, entity: Entity) -> QuerySet[Terminal]:
     return Terminal.objects.filter(merchant__in=merchants_reachable(entity=entity)).select_related(
-        "merchant")
+        "merchant"
+    )
 
 
 def terminal_get(*, entity: Entity, terminal_id: str) -> Terminal:

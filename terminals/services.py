@@ -14,17 +14,22 @@ from merchants.services import status_change_allowed
 from .models import Terminal, TerminalStatusChange
 
 
-def terminal_create(*, merchant: Merchant, terminal_id: str, values: Mapping[str, Any],
-                    changed_by: str) -> Terminal:
+def terminal_create(
+    *, merchant: Merchant, terminal_id: str, values: Mapping[str, Any], changed_by: str
+) -> Terminal:
     """Create a terminal; a pos.terminalId that exists already is refused with 200.300.405."""
     if Terminal.objects.filter(terminal_id=terminal_id).exists():
         raise _duplicate(terminal_id)
     try:
         with transaction.atomic():
             terminal = Terminal.objects.create(terminal_id=terminal_id, merchant=merchant, **values)
-            TerminalStatusChange.objects.create(terminal=terminal, from_status="",
-                                                to_status=terminal.status, changed_by=changed_by,
-                                                ndc=get_ndc())
+            TerminalStatusChange.objects.create(
+                terminal=terminal,
+                from_status="",
+                to_status=terminal.status,
+                changed_by=changed_by,
+                ndc=get_ndc(),
+            )
     except IntegrityError:
         if Terminal.objects.filter(terminal_id=terminal_id).exists():
             raise _duplicate(terminal_id) from None
@@ -33,8 +38,9 @@ def terminal_create(*, merchant: Merchant, terminal_id: str, values: Mapping[str
 
 
 def _duplicate(terminal_id: str) -> ApplicationError:
-    return ApplicationError(results.DUPLICATE_ENTRY,
-                            f"duplicate entry: pos.terminalId {terminal_id} already exists")
+    return ApplicationError(
+        results.DUPLICATE_ENTRY, f"duplicate entry: pos.terminalId {terminal_id} already exists"
+    )
 
 
 @transaction.atomic
@@ -48,12 +54,17 @@ def terminal_update(*, terminal: Terminal, values: Mapping[str, Any]) -> Termina
 
 @transaction.atomic
 def terminal_set_status(*, terminal: Terminal, status: str, changed_by: str) -> Terminal:
-    """Set terminal.status with history; NORMAL from CLOSED or TERMINATED is refused (700.500.101)."""
+    """Set terminal.status with history; NORMAL from CLOSED/TERMINATED is refused (700.500.101)."""
     locked = Terminal.objects.select_for_update().get(pk=terminal.pk)
     if not status_change_allowed(locked.status, status):
         raise ApplicationError(results.TERMINAL_STATUS_NOT_ALLOWED)
-    TerminalStatusChange.objects.create(terminal=locked, from_status=locked.status,
-                                        to_status=status, changed_by=changed_by, ndc=get_ndc())
+    TerminalStatusChange.objects.create(
+        terminal=locked,
+        from_status=locked.status,
+        to_status=status,
+        changed_by=changed_by,
+        ndc=get_ndc(),
+    )
     locked.status = status
     locked.save(update_fields=["status", "updated_at"])
     return locked

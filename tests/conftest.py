@@ -34,15 +34,29 @@ class SpecClient:
         fields.update(data)
         return {k: v for k, v in fields.items() if v is not None}
 
-    def post(self, path: str, data: dict[str, Any] | None = None, *, mtid: bool = True,
-             token: str | None = None, **kwargs: Any):  # type: ignore[no-untyped-def]
-        return self.client.post(path, urlencode(self._fields(data or {}, mtid)),
-                                content_type="application/x-www-form-urlencoded",
-                                HTTP_AUTHORIZATION=f"Bearer {token or self.token}", **kwargs)
+    def post(
+        self,
+        path: str,
+        data: dict[str, Any] | None = None,
+        *,
+        mtid: bool = True,
+        token: str | None = None,
+        **kwargs: Any,
+    ):  # type: ignore[no-untyped-def]
+        return self.client.post(
+            path,
+            urlencode(self._fields(data or {}, mtid)),
+            content_type="application/x-www-form-urlencoded",
+            HTTP_AUTHORIZATION=f"Bearer {token or self.token}",
+            **kwargs,
+        )
 
     def get(self, path: str, data: dict[str, Any] | None = None, *, token: str | None = None):  # type: ignore[no-untyped-def]
-        return self.client.get(path, self._fields(data or {}, False),
-                               HTTP_AUTHORIZATION=f"Bearer {token or self.token}")
+        return self.client.get(
+            path,
+            self._fields(data or {}, False),
+            HTTP_AUTHORIZATION=f"Bearer {token or self.token}",
+        )
 
 
 @pytest.fixture

@@ -36,9 +36,13 @@ class MerchantFactory(factory.django.DjangoModelFactory):
 
     merchant_id = factory.Sequence(lambda n: f"{20000000 + n}")
     participator = factory.SubFactory(ParticipatorFactory)
-    entity = factory.LazyAttribute(lambda o: EntityFactory(
-        entity_type=EntityType.MERCHANT, entity_id=o.merchant_id[-8:].rjust(8, "0"),
-        owner=o.participator))
+    entity = factory.LazyAttribute(
+        lambda o: EntityFactory(
+            entity_type=EntityType.MERCHANT,
+            entity_id=o.merchant_id[-8:].rjust(8, "0"),
+            owner=o.participator,
+        )
+    )
     name = factory.Faker("company")
     business = "DEMO SHOP"
     street = "1 Main Street"

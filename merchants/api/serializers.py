@@ -15,52 +15,93 @@ from core.spec import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, require_togeth
 
 from ..models import MerchantStatus, SecurityStatus, ThreeDSDeleteReason
 
-M, O, C = MANDATORY, OPTIONAL, CONDITIONAL
+M, OPT, C = MANDATORY, OPTIONAL, CONDITIONAL
 
 # Place names: letters (any script), digits, and the space, hyphen, apostrophe and dot they carry.
 PLACE = r"[\w .,'\-/]+"
 
-MERCHANT_ID = F("merchant.id", N(15), M, attr="merchant_id", meaning="acquirer-assigned merchant id")
+MERCHANT_ID = F(
+    "merchant.id", N(15), M, attr="merchant_id", meaning="acquirer-assigned merchant id"
+)
 
 MERCHANT_FIELDS = [
-    F("merchant.name", AN(100, example="Acme Trading Ltd"), M,
-      meaning="registered legal business name (AN75; the pattern allows 100)"),
+    F(
+        "merchant.name",
+        AN(100, example="Acme Trading Ltd"),
+        M,
+        meaning="registered legal business name (AN75; the pattern allows 100)",
+    ),
     F("merchant.business", AN(22, example="ACME SHOP"), M, meaning="statement line 1"),
-    F("merchant.website", AN(100, example="www.acme.example"), O, meaning="statement line 2"),
+    F("merchant.website", AN(100, example="www.acme.example"), OPT, meaning="statement line 2"),
     F("merchant.street", AN(100, example="1 Main Street"), M, meaning="outlet location, no PO box"),
-    F("merchant.postcode", AN(10, pattern=r"[A-Za-z0-9\-]+", what="letters, digits and hyphen",
-                              example="10115"), M),
+    F(
+        "merchant.postcode",
+        AN(10, pattern=r"[A-Za-z0-9\-]+", what="letters, digits and hyphen", example="10115"),
+        M,
+    ),
     F("merchant.city", AN(50, pattern=PLACE, what="letters and digits", example="Berlin"), M),
     F("merchant.state", AN(50, pattern=PLACE, what="letters and digits", example="Berlin"), M),
     F("merchant.country", Country(), M),
-    F("merchant.phone", AN(25, pattern=r"[A-Za-z0-9+\-.]+", what="letters, digits, + - .",
-                           example="+49-30-1234567"), M),
-    F("merchant.mmcc", AN(4, min=4, pattern=r"\d{4}", what="4 digits", example="5411"), M,
-      meaning="MCC for the first card network"),
-    F("merchant.vmcc", AN(4, min=4, pattern=r"\d{4}", what="4 digits", example="5411"), M,
-      meaning="MCC for the second card network"),
+    F(
+        "merchant.phone",
+        AN(
+            25, pattern=r"[A-Za-z0-9+\-.]+", what="letters, digits, + - .", example="+49-30-1234567"
+        ),
+        M,
+    ),
+    F(
+        "merchant.mmcc",
+        AN(4, min=4, pattern=r"\d{4}", what="4 digits", example="5411"),
+        M,
+        meaning="MCC for the first card network",
+    ),
+    F(
+        "merchant.vmcc",
+        AN(4, min=4, pattern=r"\d{4}", what="4 digits", example="5411"),
+        M,
+        meaning="MCC for the second card network",
+    ),
     F("merchant.pfId", AN(11, example="PF000000001"), M, meaning="payment-facilitator id"),
-    F("merchant.isoId", AN(8, example="ISO00001"), O),
-    F("merchant.submerchantId", AN(15, example="SUB000000000001"), O),
-    F("merchant.pfAbbv", AN(7, example="PFABBV"), O),
-    F("merchant.nationalTaxIdentificationNumber", AN(14, example="DE123456789"), O),
-    F("merchant.locationStreetAddress1", AN(60, example="1 Main Street"), O),
-    *[F(f"merchant.mcc{i}", UN(4, min=4), O, meaning="extra category code") for i in range(2, 11)],
-    F("merchant.aggregatorID", AN(8, pattern=r"[A-Za-z0-9]+", what="letters and digits",
-                                  example="AGG00001"), C),
-    F("merchant.aggregatorName", AN(25, pattern=r"[A-Za-z0-9 ]+", what="letters, digits, spaces",
-                                    example="Acme Marketplace"), C),
+    F("merchant.isoId", AN(8, example="ISO00001"), OPT),
+    F("merchant.submerchantId", AN(15, example="SUB000000000001"), OPT),
+    F("merchant.pfAbbv", AN(7, example="PFABBV"), OPT),
+    F("merchant.nationalTaxIdentificationNumber", AN(14, example="DE123456789"), OPT),
+    F("merchant.locationStreetAddress1", AN(60, example="1 Main Street"), OPT),
+    *[F(f"merchant.mcc{i}", UN(4, min=4), OPT, meaning="extra MCC") for i in range(2, 11)],
+    F(
+        "merchant.aggregatorID",
+        AN(8, pattern=r"[A-Za-z0-9]+", what="letters and digits", example="AGG00001"),
+        C,
+    ),
+    F(
+        "merchant.aggregatorName",
+        AN(
+            25, pattern=r"[A-Za-z0-9 ]+", what="letters, digits, spaces", example="Acme Marketplace"
+        ),
+        C,
+    ),
     F("merchant.aggregatorType", Choice(("P", "M")), C, meaning="P facilitator, M marketplace"),
-    F("merchant.aggregatorAbbv", AN(7, pattern=r"[A-Za-z0-9]+", what="letters and digits",
-                                    example="ACMEMP"), C),
-    F("merchant.corporateStatus", Choice(("0", "1")), M,
-      meaning="0 not a sole proprietor, 1 individual/sole proprietor"),
-    F("merchant.corporateName", AN(100, example="Acme Holdings"), O),
+    F(
+        "merchant.aggregatorAbbv",
+        AN(7, pattern=r"[A-Za-z0-9]+", what="letters and digits", example="ACMEMP"),
+        C,
+    ),
+    F(
+        "merchant.corporateStatus",
+        Choice(("0", "1")),
+        M,
+        meaning="0 not a sole proprietor, 1 individual/sole proprietor",
+    ),
+    F("merchant.corporateName", AN(100, example="Acme Holdings"), OPT),
     F("merchant.dateDesigned", Date("ccyymmdd"), M, meaning="relationship start date"),
     F("merchant.mvvID", Hex(10, min=10), C, meaning="Merchant Verification Value"),
 ]
 
-AGGREGATOR_DETAIL = ("merchant.aggregatorName", "merchant.aggregatorType", "merchant.aggregatorAbbv")
+AGGREGATOR_DETAIL = (
+    "merchant.aggregatorName",
+    "merchant.aggregatorType",
+    "merchant.aggregatorAbbv",
+)
 
 
 def aggregator_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
@@ -77,31 +118,53 @@ MERCHANT_UPDATE = Table([*COMMON, MERCHANT_ID, *MERCHANT_FIELDS], rules=[aggrega
 
 
 def status_given(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
-    if flat.get("merchant.status") in (None, "") and flat.get("merchant.securityStatus") in (None, ""):
+    if flat.get("merchant.status") in (None, "") and flat.get("merchant.securityStatus") in (
+        None,
+        "",
+    ):
         yield "merchant.status", "is required (one of NORMAL, CLOSED, BLOCKED, TERMINATED)"
 
 
-MERCHANT_STATUS = Table([
-    *COMMON, MERCHANT_ID,
-    F("merchant.status", Choice(tuple(MerchantStatus.values)), C),
-    F("merchant.securityStatus", Choice(tuple(SecurityStatus.values)), O),
-], rules=[status_given])
+MERCHANT_STATUS = Table(
+    [
+        *COMMON,
+        MERCHANT_ID,
+        F("merchant.status", Choice(tuple(MerchantStatus.values)), C),
+        F("merchant.securityStatus", Choice(tuple(SecurityStatus.values)), OPT),
+    ],
+    rules=[status_given],
+)
 
 MERCHANT_3DS_ENROL = Table([*COMMON, MERCHANT_ID])
-MERCHANT_3DS_DELETE = Table([
-    *COMMON, MERCHANT_ID,
-    F("threeDSecure.deleteReason", Choice(tuple(ThreeDSDeleteReason.values)), M),
-])
+MERCHANT_3DS_DELETE = Table(
+    [
+        *COMMON,
+        MERCHANT_ID,
+        F("threeDSecure.deleteReason", Choice(tuple(ThreeDSDeleteReason.values)), M),
+    ]
+)
 
-MERCHANT_INQUIRY = Table([
-    *COMMON_INQUIRY, MERCHANT_ID,
-    F("pos.terminalId", AN(8, pattern=r"[A-Za-z0-9_]+"), O, meaning="required for entityType POS"),
-])
+MERCHANT_INQUIRY = Table(
+    [
+        *COMMON_INQUIRY,
+        MERCHANT_ID,
+        F(
+            "pos.terminalId",
+            AN(8, pattern=r"[A-Za-z0-9_]+"),
+            OPT,
+            meaning="required for entityType POS",
+        ),
+    ]
+)
 
 
 def render_value(spec: F, value: Any) -> Any:
     if isinstance(value, date):
-        return value.strftime("%Y%m%d") if getattr(spec.type, "fmt", "") != "yyyy-MM-dd" else value.isoformat()
+        return (
+            value.strftime("%Y%m%d")
+            if getattr(spec.type, "fmt", "") != "yyyy-MM-dd"
+            else value.isoformat()
+        )
     return value
 
 
@@ -118,17 +181,19 @@ def merchant_fields_flat(merchant: Any) -> dict[str, Any]:
 def merchant_view(merchant: Any) -> dict[str, Any]:
     """Everything the merchant inquiry shows: stored fields, status, security status, 3DS."""
     flat = merchant_fields_flat(merchant)
-    flat.update({
-        "merchant.entityId": merchant.entity.entity_id,
-        "merchant.status": merchant.status,
-        "merchant.securityStatus": merchant.security_status or None,
-        "merchant.threeDSecure.enrolmentStatus": merchant.threeds_status,
-        "merchant.threeDSecure.enrolledAt": _iso(merchant.threeds_enrolled_at),
-        "merchant.threeDSecure.deletedAt": _iso(merchant.threeds_deleted_at),
-        "merchant.threeDSecure.deleteReason": merchant.threeds_delete_reason or None,
-        "merchant.createdAt": _iso(merchant.created_at),
-        "merchant.updatedAt": _iso(merchant.updated_at),
-    })
+    flat.update(
+        {
+            "merchant.entityId": merchant.entity.entity_id,
+            "merchant.status": merchant.status,
+            "merchant.securityStatus": merchant.security_status or None,
+            "merchant.threeDSecure.enrolmentStatus": merchant.threeds_status,
+            "merchant.threeDSecure.enrolledAt": _iso(merchant.threeds_enrolled_at),
+            "merchant.threeDSecure.deletedAt": _iso(merchant.threeds_deleted_at),
+            "merchant.threeDSecure.deleteReason": merchant.threeds_delete_reason or None,
+            "merchant.createdAt": _iso(merchant.created_at),
+            "merchant.updatedAt": _iso(merchant.updated_at),
+        }
+    )
     return flat
 
 

@@ -31,11 +31,15 @@ class MerchantCreateView(SpecView):
     operation = "merchant.create"
     entity_types = PARTICIPATOR
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         merchant, token = services.merchant_create(
-            participator=principal.entity, merchant_id=flat["merchant.id"],
+            participator=principal.entity,
+            merchant_id=flat["merchant.id"],
             values=model_values(MERCHANT_FIELDS, flat),
-            changed_by=principal.actor)
+            changed_by=principal.actor,
+        )
         return results.REQUEST_SUCCEEDED, {
             "merchant.id": merchant.merchant_id,
             "merchant.entityId": merchant.entity.entity_id,
@@ -50,14 +54,20 @@ class MerchantUpdateView(SpecView):
     partial = True
     always_required = ("entityId", "entityType", "merchantTransactionId", "merchant.id")
 
-    def adjust(self, flat: dict[str, Any], data: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
-        merchant = selectors.merchant_get(entity=self.request.user.entity,  # type: ignore[union-attr]
-                                          merchant_id=flat["merchant.id"])
+    def adjust(
+        self, flat: dict[str, Any], data: Mapping[str, Any], **kwargs: Any
+    ) -> dict[str, Any]:
+        merchant = selectors.merchant_get(
+            entity=self.request.user.entity,  # type: ignore[union-attr]
+            merchant_id=flat["merchant.id"],
+        )
         MERCHANT_UPDATE.check_rules({**merchant_fields_flat(merchant), **flat}, data)
         self.merchant = merchant
         return flat
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         changes = model_values(MERCHANT_FIELDS, flat)
         services.merchant_update(merchant=self.merchant, values=changes)
         return results.REQUEST_SUCCEEDED, {"merchant.id": self.merchant.merchant_id}
@@ -68,14 +78,21 @@ class MerchantStatusView(SpecView):
     operation = "merchant.status"
     entity_types = PARTICIPATOR
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         merchant = selectors.merchant_get(entity=principal.entity, merchant_id=flat["merchant.id"])
         merchant = services.merchant_set_status(
-            merchant=merchant, status=flat.get("merchant.status") or None,
-            security_status=flat.get("merchant.securityStatus"), changed_by=principal.actor)
+            merchant=merchant,
+            status=flat.get("merchant.status") or None,
+            security_status=flat.get("merchant.securityStatus"),
+            changed_by=principal.actor,
+        )
         return results.REQUEST_SUCCEEDED, {
-            "merchant.id": merchant.merchant_id, "merchant.status": merchant.status,
-            "merchant.securityStatus": merchant.security_status or None}
+            "merchant.id": merchant.merchant_id,
+            "merchant.status": merchant.status,
+            "merchant.securityStatus": merchant.security_status or None,
+        }
 
 
 class Merchant3DSEnrolView(SpecView):
@@ -83,12 +100,15 @@ class Merchant3DSEnrolView(SpecView):
     operation = "merchant.3dsenroll"
     entity_types = PARTICIPATOR
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         merchant = selectors.merchant_get(entity=principal.entity, merchant_id=flat["merchant.id"])
         merchant = services.merchant_3ds_enrol(merchant=merchant, changed_by=principal.actor)
         return results.REQUEST_SUCCEEDED, {
             "merchant.id": merchant.merchant_id,
-            "merchant.threeDSecure.enrolmentStatus": merchant.threeds_status}
+            "merchant.threeDSecure.enrolmentStatus": merchant.threeds_status,
+        }
 
 
 class Merchant3DSDeleteView(SpecView):
@@ -96,14 +116,18 @@ class Merchant3DSDeleteView(SpecView):
     operation = "merchant.3dsdelete"
     entity_types = PARTICIPATOR
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         merchant = selectors.merchant_get(entity=principal.entity, merchant_id=flat["merchant.id"])
         merchant = services.merchant_3ds_delete(
-            merchant=merchant, reason=flat["threeDSecure.deleteReason"], changed_by=principal.actor)
+            merchant=merchant, reason=flat["threeDSecure.deleteReason"], changed_by=principal.actor
+        )
         return results.REQUEST_SUCCEEDED, {
             "merchant.id": merchant.merchant_id,
             "merchant.threeDSecure.enrolmentStatus": merchant.threeds_status,
-            "merchant.threeDSecure.deleteReason": merchant.threeds_delete_reason}
+            "merchant.threeDSecure.deleteReason": merchant.threeds_delete_reason,
+        }
 
 
 class MerchantInquiryView(SpecInquiryView):
@@ -111,7 +135,9 @@ class MerchantInquiryView(SpecInquiryView):
     operation = "merchant.inquiry"
     entity_types = ANYONE
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         merchant = selectors.merchant_get(entity=principal.entity, merchant_id=flat["merchant.id"])
         if principal.entity_type == "POS" and flat.get("pos.terminalId") is None:
             raise ParameterError([("pos.terminalId", None, "is required when entityType is POS")])

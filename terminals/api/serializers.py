@@ -10,31 +10,42 @@ from merchants.models import MerchantStatus
 
 from ..models import PinEntryCapability, TerminalType
 
-M, O = MANDATORY, OPTIONAL
+M, OPT = MANDATORY, OPTIONAL
 
-TERMINAL_ID = F("pos.terminalId", AN(8, pattern=r"[A-Za-z0-9_]+", what="letters, digits, underscore",
-                                     example="T0000001"), M, attr="terminal_id")
+TERMINAL_ID = F(
+    "pos.terminalId",
+    AN(8, pattern=r"[A-Za-z0-9_]+", what="letters, digits, underscore", example="T0000001"),
+    M,
+    attr="terminal_id",
+)
 
 TERMINAL_FIELDS = [
     F("pos.name", AN(32, example="Front desk"), M, meaning="terminal name given by the merchant"),
     F("pos.deviceId", N(32), M, meaning="serial number"),
     F("pos.deviceInfo", AN(32, example="Ingenico Move5000"), M, meaning="device model"),
-    F("pos.terminalType", Choice(tuple(TerminalType.values)), O),
-    F("pos.postcode", AN(10, pattern=r"[A-Za-z0-9\- ]+", what="letters, digits, hyphen",
-                         example="10115"), O),
+    F("pos.terminalType", Choice(tuple(TerminalType.values)), OPT),
+    F(
+        "pos.postcode",
+        AN(10, pattern=r"[A-Za-z0-9\- ]+", what="letters, digits, hyphen", example="10115"),
+        OPT,
+    ),
     F("pos.pinEntryCapability", Choice(tuple(PinEntryCapability.values)), M),
-    F("pos.digitalId", AN(15, example="DIG000000000001"), O),
-    F("pos.acctId", AN(15, example="ACC000000000001"), O),
+    F("pos.digitalId", AN(15, example="DIG000000000001"), OPT),
+    F("pos.acctId", AN(15, example="ACC000000000001"), OPT),
 ]
 
-MERCHANT_ID_OPTIONAL = F(MERCHANT_ID.name, MERCHANT_ID.type, O, attr="merchant_id")
+MERCHANT_ID_OPTIONAL = F(MERCHANT_ID.name, MERCHANT_ID.type, OPT, attr="merchant_id")
 
 TERMINAL_CREATE = Table([*COMMON, MERCHANT_ID, TERMINAL_ID, *TERMINAL_FIELDS])
 TERMINAL_UPDATE = Table([*COMMON, MERCHANT_ID_OPTIONAL, TERMINAL_ID, *TERMINAL_FIELDS])
-TERMINAL_STATUS = Table([
-    *COMMON, MERCHANT_ID, TERMINAL_ID,
-    F("terminal.status", Choice(tuple(MerchantStatus.values)), M),
-])
+TERMINAL_STATUS = Table(
+    [
+        *COMMON,
+        MERCHANT_ID,
+        TERMINAL_ID,
+        F("terminal.status", Choice(tuple(MerchantStatus.values)), M),
+    ]
+)
 TERMINAL_INQUIRY = Table([*COMMON_INQUIRY, MERCHANT_ID_OPTIONAL, TERMINAL_ID])
 
 
@@ -42,15 +53,19 @@ def terminal_view(terminal: Any) -> dict[str, Any]:
     """Everything the terminal inquiry shows."""
     from merchants.api.serializers import _iso
 
-    flat: dict[str, Any] = {"merchant.id": terminal.merchant.merchant_id,
-                            "pos.terminalId": terminal.terminal_id}
+    flat: dict[str, Any] = {
+        "merchant.id": terminal.merchant.merchant_id,
+        "pos.terminalId": terminal.terminal_id,
+    }
     for spec in TERMINAL_FIELDS:
         value = getattr(terminal, spec.attribute)
         if value not in (None, ""):
             flat[spec.name] = value
-    flat.update({
-        "terminal.status": terminal.status,
-        "terminal.createdAt": _iso(terminal.created_at),
-        "terminal.updatedAt": _iso(terminal.updated_at),
-    })
+    flat.update(
+        {
+            "terminal.status": terminal.status,
+            "terminal.createdAt": _iso(terminal.created_at),
+            "terminal.updatedAt": _iso(terminal.updated_at),
+        }
+    )
     return flat

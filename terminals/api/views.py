@@ -29,8 +29,15 @@ def _terminal_of_merchant(principal: Principal, flat: dict[str, Any]) -> Any:
     terminal = selectors.terminal_get(entity=principal.entity, terminal_id=flat["pos.terminalId"])
     merchant_id = flat.get("merchant.id")
     if merchant_id and terminal.merchant.merchant_id != merchant_id:
-        raise ParameterError([("pos.terminalId", flat["pos.terminalId"],
-                               f"is not a terminal of merchant.id {merchant_id}")])
+        raise ParameterError(
+            [
+                (
+                    "pos.terminalId",
+                    flat["pos.terminalId"],
+                    f"is not a terminal of merchant.id {merchant_id}",
+                )
+            ]
+        )
     return terminal
 
 
@@ -39,19 +46,26 @@ class TerminalCreateView(SpecView):
     operation = "terminal.create"
     entity_types = PARTICIPATOR
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
-        merchant = merchant_selectors.merchant_get(entity=principal.entity,
-                                                   merchant_id=flat["merchant.id"])
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
+        merchant = merchant_selectors.merchant_get(
+            entity=principal.entity, merchant_id=flat["merchant.id"]
+        )
         terminal = services.terminal_create(
-            merchant=merchant, terminal_id=flat["pos.terminalId"],
+            merchant=merchant,
+            terminal_id=flat["pos.terminalId"],
             values=model_values(TERMINAL_FIELDS, flat),
-            changed_by=principal.actor)
-        return results.REQUEST_SUCCEEDED, {"merchant.id": merchant.merchant_id,
-                                           "pos.terminalId": terminal.terminal_id}
+            changed_by=principal.actor,
+        )
+        return results.REQUEST_SUCCEEDED, {
+            "merchant.id": merchant.merchant_id,
+            "pos.terminalId": terminal.terminal_id,
+        }
 
 
 class TerminalUpdateView(SpecView):
-    """POST /terminal/update/{terminalId} or /terminal/update/ with pos.terminalId; both must agree."""
+    """POST /terminal/update/{terminalId}, or /terminal/update/ with pos.terminalId; both agree."""
 
     table = TERMINAL_UPDATE
     operation = "terminal.update"
@@ -62,27 +76,45 @@ class TerminalUpdateView(SpecView):
     def post(self, request, terminal_id: str | None = None, **kwargs: Any):  # type: ignore[no-untyped-def]
         data = dict(request.data) if isinstance(request.data, dict) else {}
         if terminal_id:
-            body_id = (data.get("pos") or {}).get("terminalId") if isinstance(data.get("pos"), dict) else None
+            body_id = (
+                (data.get("pos") or {}).get("terminalId")
+                if isinstance(data.get("pos"), dict)
+                else None
+            )
             if body_id not in (None, "") and body_id != terminal_id:
-                raise ParameterError([("pos.terminalId", body_id,
-                                       f"does not match the path's terminal id {terminal_id}")])
+                raise ParameterError(
+                    [
+                        (
+                            "pos.terminalId",
+                            body_id,
+                            f"does not match the path's terminal id {terminal_id}",
+                        )
+                    ]
+                )
             pos = dict(data.get("pos") or {}) if isinstance(data.get("pos"), dict) else {}
             pos["terminalId"] = terminal_id
             data["pos"] = pos
         return self.answer(request, data)
 
-    def adjust(self, flat: dict[str, Any], data: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
+    def adjust(
+        self, flat: dict[str, Any], data: Mapping[str, Any], **kwargs: Any
+    ) -> dict[str, Any]:
         if "pos.terminalId" not in flat:
-            raise ParameterError([("pos.terminalId", None,
-                                   "is required (in the path or the body)")])
+            raise ParameterError(
+                [("pos.terminalId", None, "is required (in the path or the body)")]
+            )
         self.terminal = _terminal_of_merchant(self.request.user, flat)  # type: ignore[arg-type]
         return flat
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         changes = model_values(TERMINAL_FIELDS, flat)
         services.terminal_update(terminal=self.terminal, values=changes)
-        return results.REQUEST_SUCCEEDED, {"merchant.id": self.terminal.merchant.merchant_id,
-                                           "pos.terminalId": self.terminal.terminal_id}
+        return results.REQUEST_SUCCEEDED, {
+            "merchant.id": self.terminal.merchant.merchant_id,
+            "pos.terminalId": self.terminal.terminal_id,
+        }
 
 
 class TerminalStatusView(SpecView):
@@ -90,14 +122,19 @@ class TerminalStatusView(SpecView):
     operation = "terminal.status"
     entity_types = PARTICIPATOR
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         merchant_selectors.merchant_get(entity=principal.entity, merchant_id=flat["merchant.id"])
         terminal = _terminal_of_merchant(principal, flat)
-        terminal = services.terminal_set_status(terminal=terminal, status=flat["terminal.status"],
-                                                changed_by=principal.actor)
-        return results.REQUEST_SUCCEEDED, {"merchant.id": terminal.merchant.merchant_id,
-                                           "pos.terminalId": terminal.terminal_id,
-                                           "terminal.status": terminal.status}
+        terminal = services.terminal_set_status(
+            terminal=terminal, status=flat["terminal.status"], changed_by=principal.actor
+        )
+        return results.REQUEST_SUCCEEDED, {
+            "merchant.id": terminal.merchant.merchant_id,
+            "pos.terminalId": terminal.terminal_id,
+            "terminal.status": terminal.status,
+        }
 
 
 class TerminalInquiryView(SpecInquiryView):
@@ -105,6 +142,8 @@ class TerminalInquiryView(SpecInquiryView):
     operation = "terminal.inquiry"
     entity_types = ANYONE
 
-    def perform(self, principal: Principal, flat: dict[str, Any]) -> tuple[results.Result, dict[str, Any]]:
+    def perform(
+        self, principal: Principal, flat: dict[str, Any]
+    ) -> tuple[results.Result, dict[str, Any]]:
         terminal = _terminal_of_merchant(principal, flat)
         return results.REQUEST_SUCCEEDED, terminal_view(terminal)

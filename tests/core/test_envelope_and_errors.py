@@ -39,8 +39,16 @@ def test_anchor_families():
 
 
 def test_card_data_is_never_echoed_in_parameter_errors():
-    response = exception_handler(ParameterError([("card.number", "4200000000000000", "bad"),
-                                                 ("card.cvv", "123", "bad"), ("x", "y" * 300, "long")]), {})
+    response = exception_handler(
+        ParameterError(
+            [
+                ("card.number", "4200000000000000", "bad"),
+                ("card.cvv", "123", "bad"),
+                ("x", "y" * 300, "long"),
+            ]
+        ),
+        {},
+    )
     errors = response.data["result"]["parameterErrors"]
     assert [e["value"] for e in errors[:2]] == ["***", "***"]
     assert len(errors[2]["value"]) <= 258
@@ -68,8 +76,12 @@ def test_wrong_method_is_405_in_the_envelope(api):
 
 
 def test_unsupported_media_type_is_415(api):
-    response = api.client.post("/pay/v3/merchant/create", "<xml/>", content_type="application/xml",
-                               HTTP_AUTHORIZATION=f"Bearer {api.token}")
+    response = api.client.post(
+        "/pay/v3/merchant/create",
+        "<xml/>",
+        content_type="application/xml",
+        HTTP_AUTHORIZATION=f"Bearer {api.token}",
+    )
     assert response.status_code == 415 and code(response) == "200.100.101"
 
 
@@ -82,5 +94,9 @@ def test_unknown_path_is_a_json_404(client, path, settings):
 
 
 def test_trailing_slash_is_optional(api, merchant):
-    for path in ("/pay/v3/merchant/Inquiry", "/pay/v3/merchant/Inquiry/", "/pay/v3/merchant/inquiry"):
+    for path in (
+        "/pay/v3/merchant/Inquiry",
+        "/pay/v3/merchant/Inquiry/",
+        "/pay/v3/merchant/inquiry",
+    ):
         assert api.get(path, {"merchant.id": merchant.merchant_id}).status_code == 200

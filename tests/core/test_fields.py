@@ -7,9 +7,22 @@ import pytest
 
 from core.fields import AN, UN, A, Amount, Choice, Country, Currency, Date, Hex, N, Rate
 
-TYPES = [AN(10), AN(8, min=8, pattern=r"[A-Z0-9]{8}", example="BANK0001"), N(15), UN(4, min=4),
-         A(2, upper=True), Choice(("P", "M")), Amount(), Rate(), Date("yyyy-MM-dd"), Date("YYYYMMDD"),
-         Date("ccyymmdd"), Hex(10, min=10), Country(), Currency()]
+TYPES = [
+    AN(10),
+    AN(8, min=8, pattern=r"[A-Z0-9]{8}", example="BANK0001"),
+    N(15),
+    UN(4, min=4),
+    A(2, upper=True),
+    Choice(("P", "M")),
+    Amount(),
+    Rate(),
+    Date("yyyy-MM-dd"),
+    Date("YYYYMMDD"),
+    Date("ccyymmdd"),
+    Hex(10, min=10),
+    Country(),
+    Currency(),
+]
 
 
 @pytest.mark.parametrize("ftype", TYPES, ids=repr)
@@ -23,12 +36,16 @@ def test_invalid_examples_are_refused_with_the_description(ftype, bad):
         ftype.parse(bad)
 
 
-@pytest.mark.parametrize(("text", "value"), [("0.00", Decimal("0.00")), ("1234567890.99", Decimal("1234567890.99"))])
+@pytest.mark.parametrize(
+    ("text", "value"), [("0.00", Decimal("0.00")), ("1234567890.99", Decimal("1234567890.99"))]
+)
 def test_amount_is_n10_n2(text, value):
     assert Amount().parse(text) == value
 
 
-@pytest.mark.parametrize("text", ["12345678901.00", "1.5", "1", "1.005", "1,00", " 1.00", "+1.00", "1e3"])
+@pytest.mark.parametrize(
+    "text", ["12345678901.00", "1.5", "1", "1.005", "1,00", " 1.00", "+1.00", "1e3"]
+)
 def test_amount_refuses(text):
     with pytest.raises(ValueError):
         Amount().parse(text)

@@ -8,37 +8,56 @@ from core.nesting import NameError_, flatten, lookup, nest, split_name, unflatte
 from tests.conftest import param_errors
 
 
-@pytest.mark.parametrize(("name", "parts"), [
-    ("card.number", ["card", "number"]),
-    ("cart.items[0].name", ["cart", "items", "[0]", "name"]),
-    ("customParameters[ReqAuthMethod]", ["customParameters", "[ReqAuthMethod]"]),
-    ("customParameters[SHOPPER_a.b]", ["customParameters", "[SHOPPER_a.b]"]),
-    ("risk.parameters[x_y]", ["risk", "parameters", "[x_y]"]),
-    ("airline.passengers[1].legs[2].flightNumber",
-     ["airline", "passengers", "[1]", "legs", "[2]", "flightNumber"]),
-])
+@pytest.mark.parametrize(
+    ("name", "parts"),
+    [
+        ("card.number", ["card", "number"]),
+        ("cart.items[0].name", ["cart", "items", "[0]", "name"]),
+        ("customParameters[ReqAuthMethod]", ["customParameters", "[ReqAuthMethod]"]),
+        ("customParameters[SHOPPER_a.b]", ["customParameters", "[SHOPPER_a.b]"]),
+        ("risk.parameters[x_y]", ["risk", "parameters", "[x_y]"]),
+        (
+            "airline.passengers[1].legs[2].flightNumber",
+            ["airline", "passengers", "[1]", "legs", "[2]", "flightNumber"],
+        ),
+    ],
+)
 def test_split_name(name, parts):
     assert split_name(name) == parts
 
 
-@pytest.mark.parametrize("name", ["", ".a", "a.", "a..b", "[0]", "a[]", "a[0", "a]b", "a[0]b", "a.[0]"])
+@pytest.mark.parametrize(
+    "name", ["", ".a", "a.", "a..b", "[0]", "a[]", "a[0", "a]b", "a[0]b", "a.[0]"]
+)
 def test_malformed_names_are_refused(name):
     with pytest.raises(NameError_):
         split_name(name)
 
 
 def test_unflatten_nests_groups_and_indexes():
-    data = unflatten([("cart.items[0].name", ["Pen"]), ("cart.items[1].name", ["Ink"]),
-                      ("customParameters[SHOPPER_a.b]", ["1"]), ("amount", ["1.00"])])
-    assert data == {"cart": {"items": {"0": {"name": "Pen"}, "1": {"name": "Ink"}}},
-                    "customParameters": {"SHOPPER_a.b": "1"}, "amount": "1.00"}
+    data = unflatten(
+        [
+            ("cart.items[0].name", ["Pen"]),
+            ("cart.items[1].name", ["Ink"]),
+            ("customParameters[SHOPPER_a.b]", ["1"]),
+            ("amount", ["1.00"]),
+        ]
+    )
+    assert data == {
+        "cart": {"items": {"0": {"name": "Pen"}, "1": {"name": "Ink"}}},
+        "customParameters": {"SHOPPER_a.b": "1"},
+        "amount": "1.00",
+    }
 
 
-@pytest.mark.parametrize("pairs", [
-    [("a", ["1", "2"])],
-    [("a", ["1"]), ("a.b", ["2"])],
-    [("a.b", ["2"]), ("a", ["1"])],
-])
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [("a", ["1", "2"])],
+        [("a", ["1"]), ("a.b", ["2"])],
+        [("a.b", ["2"]), ("a", ["1"])],
+    ],
+)
 def test_conflicting_names_are_refused(pairs):
     with pytest.raises(NameError_):
         unflatten(pairs)
@@ -54,7 +73,9 @@ def test_flatten_and_lookup_round_trip():
 
 def test_nest_builds_response_groups_and_drops_none():
     assert nest({"merchant.id": "1", "merchant.token": None, "result.code": "x"}) == {
-        "merchant": {"id": "1"}, "result": {"code": "x"}}
+        "merchant": {"id": "1"},
+        "result": {"code": "x"},
+    }
 
 
 class TestParsersOverHttp:
@@ -64,35 +85,64 @@ class TestParsersOverHttp:
         response = api.client.post(
             "/pay/v3/merchant/Inquiry",
             f"entityId={api.entity_id}&entityType=PARTICIPATOR&merchant.id=1&merchant.id=2",
-            content_type="application/x-www-form-urlencoded", HTTP_AUTHORIZATION=f"Bearer {api.token}")
+            content_type="application/x-www-form-urlencoded",
+            HTTP_AUTHORIZATION=f"Bearer {api.token}",
+        )
         assert response.status_code == 400
         assert param_errors(response) == {"merchant.id": "given more than once"}
 
     def test_malformed_name_is_400(self, api, merchant):
         response = api.client.post(
-            "/pay/v3/merchant/Inquiry", f"entityId={api.entity_id}&entityType=PARTICIPATOR&merchant..id=1",
-            content_type="application/x-www-form-urlencoded", HTTP_AUTHORIZATION=f"Bearer {api.token}")
+            "/pay/v3/merchant/Inquiry",
+            f"entityId={api.entity_id}&entityType=PARTICIPATOR&merchant..id=1",
+            content_type="application/x-www-form-urlencoded",
+            HTTP_AUTHORIZATION=f"Bearer {api.token}",
+        )
         assert response.status_code == 400
         assert param_errors(response) == {"merchant..id": "malformed parameter name"}
 
     def test_json_with_dotted_keys_equals_nested_json(self, api, merchant):
-        for payload in ({"entityId": api.entity_id, "entityType": "PARTICIPATOR", "merchant.id": merchant.merchant_id},
-                        {"entityId": api.entity_id, "entityType": "PARTICIPATOR",
-                         "merchant": {"id": merchant.merchant_id}}):
-            response = api.client.post("/pay/v3/merchant/Inquiry", json.dumps(payload),
-                                       content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {api.token}")
+        for payload in (
+            {
+                "entityId": api.entity_id,
+                "entityType": "PARTICIPATOR",
+                "merchant.id": merchant.merchant_id,
+            },
+            {
+                "entityId": api.entity_id,
+                "entityType": "PARTICIPATOR",
+                "merchant": {"id": merchant.merchant_id},
+            },
+        ):
+            response = api.client.post(
+                "/pay/v3/merchant/Inquiry",
+                json.dumps(payload),
+                content_type="application/json",
+                HTTP_AUTHORIZATION=f"Bearer {api.token}",
+            )
             assert response.status_code == 200, response.json()
 
     def test_json_numbers_keep_their_text(self, api, merchant):
-        payload = {"entityId": api.entity_id, "entityType": "PARTICIPATOR",
-                   "merchant": {"id": int(merchant.merchant_id)}}
-        response = api.client.post("/pay/v3/merchant/Inquiry", json.dumps(payload),
-                                   content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {api.token}")
+        payload = {
+            "entityId": api.entity_id,
+            "entityType": "PARTICIPATOR",
+            "merchant": {"id": int(merchant.merchant_id)},
+        }
+        response = api.client.post(
+            "/pay/v3/merchant/Inquiry",
+            json.dumps(payload),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {api.token}",
+        )
         assert response.status_code == 200
 
     @pytest.mark.parametrize("body", ["{not json", "[1, 2]"])
     def test_malformed_json_is_400(self, api, body):
-        response = api.client.post("/pay/v3/merchant/Inquiry", body, content_type="application/json",
-                                   HTTP_AUTHORIZATION=f"Bearer {api.token}")
+        response = api.client.post(
+            "/pay/v3/merchant/Inquiry",
+            body,
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {api.token}",
+        )
         assert response.status_code == 400
         assert response.json()["result"]["code"] == "200.100.101"

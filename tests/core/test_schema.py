@@ -19,7 +19,9 @@ def test_schema_is_valid_and_describes_form_fields(client):
 
 
 def test_schema_generation_has_no_warnings(tmp_path, capsys):
-    call_command("spectacular", "--file", str(tmp_path / "schema.yml"), "--validate", "--fail-on-warn")
+    call_command(
+        "spectacular", "--file", str(tmp_path / "schema.yml"), "--validate", "--fail-on-warn"
+    )
 
 
 @pytest.mark.django_db

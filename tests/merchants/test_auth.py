@@ -9,19 +9,32 @@ INQUIRY = "/pay/v3/merchant/Inquiry"
 
 
 def test_missing_bearer_is_401(client, merchant):
-    response = client.get(INQUIRY, {"entityId": merchant.participator.entity_id,
-                                    "entityType": "PARTICIPATOR", "merchant.id": merchant.merchant_id})
+    response = client.get(
+        INQUIRY,
+        {
+            "entityId": merchant.participator.entity_id,
+            "entityType": "PARTICIPATOR",
+            "merchant.id": merchant.merchant_id,
+        },
+    )
     assert response.status_code == 401
     assert code(response) == "800.900.300"
     assert response["WWW-Authenticate"].startswith("Bearer")
 
 
-@pytest.mark.parametrize("header", ["Bearer nope", "Basic dXNlcjpwYXNz", "Bearer", "Bearer a b",
-                                    "Token abc"])
+@pytest.mark.parametrize(
+    "header", ["Bearer nope", "Basic dXNlcjpwYXNz", "Bearer", "Bearer a b", "Token abc"]
+)
 def test_wrong_or_malformed_bearer_is_401(client, merchant, header):
-    response = client.get(INQUIRY, {"entityId": merchant.participator.entity_id,
-                                    "entityType": "PARTICIPATOR", "merchant.id": merchant.merchant_id},
-                          HTTP_AUTHORIZATION=header)
+    response = client.get(
+        INQUIRY,
+        {
+            "entityId": merchant.participator.entity_id,
+            "entityType": "PARTICIPATOR",
+            "merchant.id": merchant.merchant_id,
+        },
+        HTTP_AUTHORIZATION=header,
+    )
     assert response.status_code == 401
     assert code(response) == "800.900.300"
 
@@ -39,9 +52,16 @@ def test_an_inactive_entity_is_401(api, merchant, participator):
     assert api.get(INQUIRY, {"merchant.id": merchant.merchant_id}).status_code == 401
 
 
-@pytest.mark.parametrize(("field", "value"), [("entityId", None), ("entityId", "bank0001"),
-                                              ("entityId", "BANK001"), ("entityType", None),
-                                              ("entityType", "ADMIN")])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("entityId", None),
+        ("entityId", "bank0001"),
+        ("entityId", "BANK001"),
+        ("entityType", None),
+        ("entityType", "ADMIN"),
+    ],
+)
 def test_missing_or_malformed_entity_fields_are_400(api, merchant, field, value):
     api_fields = {"merchant.id": merchant.merchant_id}
     client = SpecClient(api.token, api.entity_id, api.entity_type)
@@ -109,7 +129,8 @@ class TestPos:
 
     def test_pos_with_its_terminal_is_allowed(self, merchant_api, merchant, terminal):
         response = self.client(merchant_api).get(
-            INQUIRY, {"merchant.id": merchant.merchant_id, "pos.terminalId": terminal.terminal_id})
+            INQUIRY, {"merchant.id": merchant.merchant_id, "pos.terminalId": terminal.terminal_id}
+        )
         assert response.status_code == 200
 
     def test_pos_with_another_merchants_terminal_is_403(self, merchant_api, merchant):
@@ -117,20 +138,31 @@ class TestPos:
 
         foreign = TerminalFactory()
         response = self.client(merchant_api).get(
-            INQUIRY, {"merchant.id": merchant.merchant_id, "pos.terminalId": foreign.terminal_id})
+            INQUIRY, {"merchant.id": merchant.merchant_id, "pos.terminalId": foreign.terminal_id}
+        )
         assert response.status_code == 403
         assert code(response) == "800.900.301"
 
     def test_pos_with_unknown_terminal_is_403(self, merchant_api, merchant):
         response = self.client(merchant_api).get(
-            INQUIRY, {"merchant.id": merchant.merchant_id, "pos.terminalId": "NOPE"})
+            INQUIRY, {"merchant.id": merchant.merchant_id, "pos.terminalId": "NOPE"}
+        )
         assert response.status_code == 403
 
 
-@pytest.mark.parametrize("path", ["/pay/v3/merchant/create", "/pay/v3/merchant/update/",
-                                  "/pay/v3/merchant/status/", "/pay/v3/merchant/3dsenroll",
-                                  "/pay/v3/merchant/3dsdelete", "/pay/v3/terminal/create",
-                                  "/pay/v3/terminal/update/", "/pay/v3/terminal/status/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/pay/v3/merchant/create",
+        "/pay/v3/merchant/update/",
+        "/pay/v3/merchant/status/",
+        "/pay/v3/merchant/3dsenroll",
+        "/pay/v3/merchant/3dsdelete",
+        "/pay/v3/terminal/create",
+        "/pay/v3/terminal/update/",
+        "/pay/v3/terminal/status/",
+    ],
+)
 def test_management_operations_are_for_participators_only(merchant_api, merchant, path):
     response = merchant_api.post(path, {"merchant.id": merchant.merchant_id})
     assert response.status_code == 403

@@ -49,9 +49,12 @@ def client_for(participator):
 def test_same_merchant_id_with_different_references_creates_one_merchant():
     participator = ParticipatorFactory()
     body = valid_body(MERCHANT_CREATE, **{"merchant.id": "900000001"})
-    calls = [lambda i=i: client_for(participator).post(
-        "/pay/v3/merchant/create", {**body, "merchantTransactionId": f"race{i}"}, mtid=False)
-        for i in range(THREADS)]
+    calls = [
+        lambda i=i: client_for(participator).post(
+            "/pay/v3/merchant/create", {**body, "merchantTransactionId": f"race{i}"}, mtid=False
+        )
+        for i in range(THREADS)
+    ]
     responses = race(calls)
     assert all(r.status_code == 200 for r in responses), [r.content for r in responses]
     codes = sorted(r.json()["result"]["code"] for r in responses)
@@ -61,9 +64,16 @@ def test_same_merchant_id_with_different_references_creates_one_merchant():
 
 def test_same_reference_and_parameters_create_once_and_replay():
     participator = ParticipatorFactory()
-    body = {**valid_body(MERCHANT_CREATE, **{"merchant.id": "900000002"}), "merchantTransactionId": "same"}
-    responses = race([lambda: client_for(participator).post("/pay/v3/merchant/create", body, mtid=False)
-                      for _ in range(THREADS)])
+    body = {
+        **valid_body(MERCHANT_CREATE, **{"merchant.id": "900000002"}),
+        "merchantTransactionId": "same",
+    }
+    responses = race(
+        [
+            lambda: client_for(participator).post("/pay/v3/merchant/create", body, mtid=False)
+            for _ in range(THREADS)
+        ]
+    )
     assert all(r.status_code == 200 for r in responses), [r.content for r in responses]
     # One request creates; every other one answers as its replay: same id, same result, even
     # those that lost the race on the merchant.id index before the replay record was committed.
@@ -75,15 +85,30 @@ def test_same_reference_and_parameters_create_once_and_replay():
 
 def test_parallel_status_changes_each_leave_one_history_row():
     merchant = MerchantFactory()
-    statuses = ["BLOCKED", "CLOSED", "BLOCKED", "TERMINATED", "BLOCKED", "CLOSED", "BLOCKED", "NORMAL"]
-    calls = [lambda s=s: client_for(merchant.participator).post(
-        "/pay/v3/merchant/status/", {"merchant.id": merchant.merchant_id, "merchant.status": s})
-        for s in statuses]
+    statuses = [
+        "BLOCKED",
+        "CLOSED",
+        "BLOCKED",
+        "TERMINATED",
+        "BLOCKED",
+        "CLOSED",
+        "BLOCKED",
+        "NORMAL",
+    ]
+    calls = [
+        lambda s=s: client_for(merchant.participator).post(
+            "/pay/v3/merchant/status/", {"merchant.id": merchant.merchant_id, "merchant.status": s}
+        )
+        for s in statuses
+    ]
     responses = race(calls)
     assert all(r.status_code == 200 for r in responses)
     applied = [r for r in responses if r.json()["result"]["code"] == "000.000.100"]
-    history = list(MerchantStatusChange.objects.filter(merchant=merchant).exclude(from_status="")
-                   .order_by("id"))
+    history = list(
+        MerchantStatusChange.objects.filter(merchant=merchant)
+        .exclude(from_status="")
+        .order_by("id")
+    )
     assert len(history) == len(applied)
     # The history is a chain: each row starts where the previous one ended (rows were locked).
     for before, after in zip(history, history[1:], strict=False):

@@ -28,8 +28,11 @@ def test_the_valid_merchant_body_is_accepted(api):
     assert code(response) == "000.000.100"
 
 
-@pytest.mark.parametrize(("case", "spec", "bad"), list(field_cases(MERCHANT_CREATE)),
-                         ids=[c[0] for c in field_cases(MERCHANT_CREATE)])
+@pytest.mark.parametrize(
+    ("case", "spec", "bad"),
+    list(field_cases(MERCHANT_CREATE)),
+    ids=[c[0] for c in field_cases(MERCHANT_CREATE)],
+)
 def test_merchant_create_refuses_each_invalid_value(api, case, spec, bad):
     response = api.post("/pay/v3/merchant/create", new_merchant_body(**{spec.name: bad}))
     assert response.status_code == 400
@@ -56,8 +59,11 @@ def test_merchant_create_refuses_a_blank_mandatory_field(api, spec):
 def test_parameter_errors_echo_the_value_and_name_the_dotted_field(api):
     response = api.post("/pay/v3/merchant/create", new_merchant_body(**{"merchant.country": "de"}))
     [error] = response.json()["result"]["parameterErrors"]
-    assert error == {"name": "merchant.country", "value": "de",
-                     "message": "must be A2: an ISO 3166-1 alpha-2 country code in uppercase"}
+    assert error == {
+        "name": "merchant.country",
+        "value": "de",
+        "message": "must be A2: an ISO 3166-1 alpha-2 country code in uppercase",
+    }
 
 
 def test_an_unknown_parameter_is_refused_by_name(api):
@@ -66,8 +72,11 @@ def test_an_unknown_parameter_is_refused_by_name(api):
     assert param_errors(response) == {"merchant.postCode": "unknown parameter"}
 
 
-@pytest.mark.parametrize(("case", "spec", "bad"), list(field_cases(MERCHANT_STATUS)),
-                         ids=[c[0] for c in field_cases(MERCHANT_STATUS)])
+@pytest.mark.parametrize(
+    ("case", "spec", "bad"),
+    list(field_cases(MERCHANT_STATUS)),
+    ids=[c[0] for c in field_cases(MERCHANT_STATUS)],
+)
 def test_merchant_status_refuses_each_invalid_value(api, merchant, case, spec, bad):
     body = {"merchant.id": merchant.merchant_id, "merchant.status": "BLOCKED", spec.name: bad}
     response = api.post("/pay/v3/merchant/status/", body)
@@ -77,10 +86,17 @@ def test_merchant_status_refuses_each_invalid_value(api, merchant, case, spec, b
     assert merchant.status == "NORMAL"
 
 
-@pytest.mark.parametrize(("case", "spec", "bad"), list(field_cases(MERCHANT_3DS_DELETE)),
-                         ids=[c[0] for c in field_cases(MERCHANT_3DS_DELETE)])
+@pytest.mark.parametrize(
+    ("case", "spec", "bad"),
+    list(field_cases(MERCHANT_3DS_DELETE)),
+    ids=[c[0] for c in field_cases(MERCHANT_3DS_DELETE)],
+)
 def test_merchant_3ds_delete_refuses_each_invalid_value(api, merchant, case, spec, bad):
-    body = {"merchant.id": merchant.merchant_id, "threeDSecure.deleteReason": "Other", spec.name: bad}
+    body = {
+        "merchant.id": merchant.merchant_id,
+        "threeDSecure.deleteReason": "Other",
+        spec.name: bad,
+    }
     response = api.post("/pay/v3/merchant/3dsdelete", body)
     assert response.status_code == 400
     assert spec.name in param_errors(response)
@@ -90,8 +106,14 @@ _tids = itertools.count(1)
 
 
 def new_terminal_body(merchant, **overrides):
-    return valid_body(TERMINAL_CREATE, **{"merchant.id": merchant.merchant_id,
-                                          "pos.terminalId": f"F{next(_tids):07d}", **overrides})
+    return valid_body(
+        TERMINAL_CREATE,
+        **{
+            "merchant.id": merchant.merchant_id,
+            "pos.terminalId": f"F{next(_tids):07d}",
+            **overrides,
+        },
+    )
 
 
 def test_the_valid_terminal_body_is_accepted(api, merchant):
@@ -99,8 +121,11 @@ def test_the_valid_terminal_body_is_accepted(api, merchant):
     assert response.status_code == 200, response.json()
 
 
-@pytest.mark.parametrize(("case", "spec", "bad"), list(field_cases(TERMINAL_CREATE)),
-                         ids=[c[0] for c in field_cases(TERMINAL_CREATE)])
+@pytest.mark.parametrize(
+    ("case", "spec", "bad"),
+    list(field_cases(TERMINAL_CREATE)),
+    ids=[c[0] for c in field_cases(TERMINAL_CREATE)],
+)
 def test_terminal_create_refuses_each_invalid_value(api, merchant, case, spec, bad):
     response = api.post("/pay/v3/terminal/create", new_terminal_body(merchant, **{spec.name: bad}))
     assert response.status_code == 400
@@ -115,11 +140,18 @@ def test_terminal_create_requires_each_mandatory_field(api, merchant, spec):
     assert param_errors(response)[spec.name].startswith("is required")
 
 
-@pytest.mark.parametrize(("case", "spec", "bad"), list(field_cases(TERMINAL_STATUS)),
-                         ids=[c[0] for c in field_cases(TERMINAL_STATUS)])
+@pytest.mark.parametrize(
+    ("case", "spec", "bad"),
+    list(field_cases(TERMINAL_STATUS)),
+    ids=[c[0] for c in field_cases(TERMINAL_STATUS)],
+)
 def test_terminal_status_refuses_each_invalid_value(api, terminal, case, spec, bad):
-    body = {"merchant.id": terminal.merchant.merchant_id, "pos.terminalId": terminal.terminal_id,
-            "terminal.status": "BLOCKED", spec.name: bad}
+    body = {
+        "merchant.id": terminal.merchant.merchant_id,
+        "pos.terminalId": terminal.terminal_id,
+        "terminal.status": "BLOCKED",
+        spec.name: bad,
+    }
     response = api.post("/pay/v3/terminal/status/", body)
     assert response.status_code == 400
     assert spec.name in param_errors(response)

@@ -9,8 +9,16 @@ from tests.conftest import SpecClient, code, param_errors
 from tests.factories import MerchantFactory
 from tests.spec_requests import valid_body
 
-CREATE, UPDATE, STATUS = "/pay/v3/merchant/create", "/pay/v3/merchant/update/", "/pay/v3/merchant/status/"
-ENROL, DELETE, INQUIRY = "/pay/v3/merchant/3dsenroll", "/pay/v3/merchant/3dsdelete", "/pay/v3/merchant/Inquiry"
+CREATE, UPDATE, STATUS = (
+    "/pay/v3/merchant/create",
+    "/pay/v3/merchant/update/",
+    "/pay/v3/merchant/status/",
+)
+ENROL, DELETE, INQUIRY = (
+    "/pay/v3/merchant/3dsenroll",
+    "/pay/v3/merchant/3dsdelete",
+    "/pay/v3/merchant/Inquiry",
+)
 
 
 def body(merchant_id="123456789", **overrides):
@@ -70,11 +78,18 @@ class TestCreate:
     def test_json_body_is_accepted(self, api):
         import json
 
-        payload = {"entityId": api.entity_id, "entityType": "PARTICIPATOR",
-                   "merchantTransactionId": "json1", "merchant": {
-                       k.split(".", 1)[1]: v for k, v in body("42").items()}}
-        response = api.client.post(CREATE, json.dumps(payload), content_type="application/json",
-                                   HTTP_AUTHORIZATION=f"Bearer {api.token}")
+        payload = {
+            "entityId": api.entity_id,
+            "entityType": "PARTICIPATOR",
+            "merchantTransactionId": "json1",
+            "merchant": {k.split(".", 1)[1]: v for k, v in body("42").items()},
+        }
+        response = api.client.post(
+            CREATE,
+            json.dumps(payload),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {api.token}",
+        )
         assert response.status_code == 200, response.json()
         assert Merchant.objects.filter(merchant_id="42").exists()
 
@@ -83,18 +98,30 @@ class TestAggregatorRules:
     def test_aggregator_name_required_with_aggregator_id(self, api):
         response = api.post(CREATE, body(**{"merchant.aggregatorID": "AGG1"}))
         assert response.status_code == 400
-        assert param_errors(response) == {"merchant.aggregatorName": "required when merchant.aggregatorID is given"}
+        assert param_errors(response) == {
+            "merchant.aggregatorName": "required when merchant.aggregatorID is given"
+        }
 
-    @pytest.mark.parametrize("name", ["merchant.aggregatorName", "merchant.aggregatorType",
-                                      "merchant.aggregatorAbbv"])
+    @pytest.mark.parametrize(
+        "name", ["merchant.aggregatorName", "merchant.aggregatorType", "merchant.aggregatorAbbv"]
+    )
     def test_aggregator_details_need_an_aggregator_id(self, api, name):
         value = {"merchant.aggregatorType": "P"}.get(name, "ABC")
         response = api.post(CREATE, body(**{name: value}))
         assert param_errors(response) == {name: "requires merchant.aggregatorID"}
 
     def test_full_aggregator_block_is_stored(self, api):
-        response = api.post(CREATE, body(**{"merchant.aggregatorID": "AGG1", "merchant.aggregatorName": "Mkt",
-                                            "merchant.aggregatorType": "M", "merchant.aggregatorAbbv": "MKT"}))
+        response = api.post(
+            CREATE,
+            body(
+                **{
+                    "merchant.aggregatorID": "AGG1",
+                    "merchant.aggregatorName": "Mkt",
+                    "merchant.aggregatorType": "M",
+                    "merchant.aggregatorAbbv": "MKT",
+                }
+            ),
+        )
         assert response.status_code == 200
         merchant = Merchant.objects.get()
         assert (merchant.aggregator_id, merchant.aggregator_type) == ("AGG1", "M")
@@ -110,11 +137,21 @@ class TestAggregatorRules:
 
 class TestUpdate:
     def test_changes_only_the_fields_sent(self, api, merchant):
-        response = api.post(UPDATE, {"merchant.id": merchant.merchant_id, "merchant.city": "Hamburg",
-                                     "merchant.website": "shop.example"})
+        response = api.post(
+            UPDATE,
+            {
+                "merchant.id": merchant.merchant_id,
+                "merchant.city": "Hamburg",
+                "merchant.website": "shop.example",
+            },
+        )
         assert response.status_code == 200 and code(response) == "000.000.100"
         merchant.refresh_from_db()
-        assert (merchant.city, merchant.website, merchant.street) == ("Hamburg", "shop.example", "1 Main Street")
+        assert (merchant.city, merchant.website, merchant.street) == (
+            "Hamburg",
+            "shop.example",
+            "1 Main Street",
+        )
 
     def test_blank_optional_field_clears_it(self, api, merchant):
         merchant.mcc2 = "5999"
@@ -133,15 +170,23 @@ class TestUpdate:
         assert "merchant.id" in param_errors(response)
 
     def test_rules_apply_to_stored_values(self, api, merchant):
-        response = api.post(UPDATE, {"merchant.id": merchant.merchant_id, "merchant.aggregatorID": "AGG1"})
-        assert param_errors(response) == {"merchant.aggregatorName": "required when merchant.aggregatorID is given"}
+        response = api.post(
+            UPDATE, {"merchant.id": merchant.merchant_id, "merchant.aggregatorID": "AGG1"}
+        )
+        assert param_errors(response) == {
+            "merchant.aggregatorName": "required when merchant.aggregatorID is given"
+        }
         merchant.aggregator_id, merchant.aggregator_name = "AGG1", "Mkt"
         merchant.save()
-        response = api.post(UPDATE, {"merchant.id": merchant.merchant_id, "merchant.aggregatorType": "P"})
+        response = api.post(
+            UPDATE, {"merchant.id": merchant.merchant_id, "merchant.aggregatorType": "P"}
+        )
         assert response.status_code == 200
 
     def test_status_cannot_be_changed_through_update(self, api, merchant):
-        response = api.post(UPDATE, {"merchant.id": merchant.merchant_id, "merchant.status": "CLOSED"})
+        response = api.post(
+            UPDATE, {"merchant.id": merchant.merchant_id, "merchant.status": "CLOSED"}
+        )
         assert param_errors(response) == {"merchant.status": "unknown parameter"}
 
     def test_unknown_merchant_is_404(self, api):
@@ -152,7 +197,9 @@ class TestUpdate:
 class TestStatus:
     @pytest.mark.parametrize("status", ["CLOSED", "BLOCKED", "TERMINATED", "NORMAL"])
     def test_any_status_can_be_set_from_normal(self, api, merchant, status):
-        response = api.post(STATUS, {"merchant.id": merchant.merchant_id, "merchant.status": status})
+        response = api.post(
+            STATUS, {"merchant.id": merchant.merchant_id, "merchant.status": status}
+        )
         assert response.status_code == 200 and code(response) == "000.000.100"
         assert response.json()["merchant"]["status"] == status
         merchant.refresh_from_db()
@@ -162,32 +209,47 @@ class TestStatus:
     def test_normal_from_closed_or_terminated_is_refused(self, api, merchant, start):
         api.post(STATUS, {"merchant.id": merchant.merchant_id, "merchant.status": start})
         history = MerchantStatusChange.objects.count()
-        response = api.post(STATUS, {"merchant.id": merchant.merchant_id, "merchant.status": "NORMAL"})
+        response = api.post(
+            STATUS, {"merchant.id": merchant.merchant_id, "merchant.status": "NORMAL"}
+        )
         assert response.status_code == 200
         assert code(response) == "700.500.100"
         merchant.refresh_from_db()
         assert merchant.status == start
         assert MerchantStatusChange.objects.count() == history
 
-    @pytest.mark.parametrize(("start", "to"), [("CLOSED", "BLOCKED"), ("TERMINATED", "CLOSED"),
-                                               ("BLOCKED", "NORMAL")])
+    @pytest.mark.parametrize(
+        ("start", "to"), [("CLOSED", "BLOCKED"), ("TERMINATED", "CLOSED"), ("BLOCKED", "NORMAL")]
+    )
     def test_other_moves_are_allowed(self, api, merchant, start, to):
         api.post(STATUS, {"merchant.id": merchant.merchant_id, "merchant.status": start})
         response = api.post(STATUS, {"merchant.id": merchant.merchant_id, "merchant.status": to})
         assert code(response) == "000.000.100"
 
     def test_security_status_is_stored_and_history_kept(self, api, merchant, participator):
-        api.post(STATUS, {"merchant.id": merchant.merchant_id, "merchant.status": "BLOCKED",
-                          "merchant.securityStatus": "SUSPECTED"})
+        api.post(
+            STATUS,
+            {
+                "merchant.id": merchant.merchant_id,
+                "merchant.status": "BLOCKED",
+                "merchant.securityStatus": "SUSPECTED",
+            },
+        )
         merchant.refresh_from_db()
         assert (merchant.status, merchant.security_status) == ("BLOCKED", "SUSPECTED")
         change = merchant.status_changes.first()
-        assert (change.from_status, change.to_status, change.to_security_status) == ("NORMAL", "BLOCKED", "SUSPECTED")
+        assert (change.from_status, change.to_status, change.to_security_status) == (
+            "NORMAL",
+            "BLOCKED",
+            "SUSPECTED",
+        )
         assert change.changed_by == f"entity:{participator.entity_id}"
         assert change.ndc and change.changed_at
 
     def test_security_status_alone(self, api, merchant):
-        response = api.post(STATUS, {"merchant.id": merchant.merchant_id, "merchant.securityStatus": "IDVERIFIED"})
+        response = api.post(
+            STATUS, {"merchant.id": merchant.merchant_id, "merchant.securityStatus": "IDVERIFIED"}
+        )
         assert code(response) == "000.000.100"
         merchant.refresh_from_db()
         assert (merchant.status, merchant.security_status) == ("NORMAL", "IDVERIFIED")
@@ -206,8 +268,13 @@ class TestThreeDS:
         response = api.post(ENROL, {"merchant.id": merchant.merchant_id})
         assert code(response) == "000.000.100"
         assert response.json()["merchant"]["threeDSecure"]["enrolmentStatus"] == "ENROLLED"
-        response = api.post(DELETE, {"merchant.id": merchant.merchant_id,
-                                     "threeDSecure.deleteReason": "Merchant No Longer Participating"})
+        response = api.post(
+            DELETE,
+            {
+                "merchant.id": merchant.merchant_id,
+                "threeDSecure.deleteReason": "Merchant No Longer Participating",
+            },
+        )
         assert code(response) == "000.000.100"
         merchant.refresh_from_db()
         assert merchant.threeds_status == "DELETED"
@@ -217,7 +284,9 @@ class TestThreeDS:
 
     def test_enrolment_is_visible_in_inquiry(self, api, merchant):
         api.post(ENROL, {"merchant.id": merchant.merchant_id})
-        three_ds = api.get(INQUIRY, {"merchant.id": merchant.merchant_id}).json()["merchant"]["threeDSecure"]
+        three_ds = api.get(INQUIRY, {"merchant.id": merchant.merchant_id}).json()["merchant"][
+            "threeDSecure"
+        ]
         assert three_ds["enrolmentStatus"] == "ENROLLED" and three_ds["enrolledAt"]
 
     def test_enrol_twice_is_refused(self, api, merchant):
@@ -226,7 +295,9 @@ class TestThreeDS:
         assert response.status_code == 200 and code(response) == "700.500.200"
 
     def test_delete_when_not_enrolled_is_refused(self, api, merchant):
-        response = api.post(DELETE, {"merchant.id": merchant.merchant_id, "threeDSecure.deleteReason": "Other"})
+        response = api.post(
+            DELETE, {"merchant.id": merchant.merchant_id, "threeDSecure.deleteReason": "Other"}
+        )
         assert response.status_code == 200 and code(response) == "700.500.201"
         merchant.refresh_from_db()
         assert merchant.threeds_status == "NOT_ENROLLED"
@@ -237,18 +308,26 @@ class TestThreeDS:
         assert response.status_code == 400 and "threeDSecure.deleteReason" in param_errors(response)
 
     def test_delete_reason_is_not_taken_on_enrol(self, api, merchant):
-        response = api.post(ENROL, {"merchant.id": merchant.merchant_id, "threeDSecure.deleteReason": "Other"})
+        response = api.post(
+            ENROL, {"merchant.id": merchant.merchant_id, "threeDSecure.deleteReason": "Other"}
+        )
         assert param_errors(response) == {"threeDSecure.deleteReason": "unknown parameter"}
 
     def test_re_enrol_after_delete(self, api, merchant):
         api.post(ENROL, {"merchant.id": merchant.merchant_id})
-        api.post(DELETE, {"merchant.id": merchant.merchant_id, "threeDSecure.deleteReason": "Other"})
+        api.post(
+            DELETE, {"merchant.id": merchant.merchant_id, "threeDSecure.deleteReason": "Other"}
+        )
         assert code(api.post(ENROL, {"merchant.id": merchant.merchant_id})) == "000.000.100"
 
     @pytest.mark.parametrize("path", [ENROL, DELETE])
     def test_unknown_merchant_is_404(self, api, path):
-        response = api.post(path, {"merchant.id": "999", "threeDSecure.deleteReason": "Other"}
-                            if path == DELETE else {"merchant.id": "999"})
+        response = api.post(
+            path,
+            {"merchant.id": "999", "threeDSecure.deleteReason": "Other"}
+            if path == DELETE
+            else {"merchant.id": "999"},
+        )
         assert response.status_code == 404 and code(response) == "700.100.101"
 
 
@@ -266,7 +345,10 @@ class TestInquiry:
 
     def test_post_form_works_too(self, api, merchant):
         response = api.post(INQUIRY, {"merchant.id": merchant.merchant_id}, mtid=False)
-        assert response.status_code == 200 and response.json()["merchant"]["id"] == merchant.merchant_id
+        assert (
+            response.status_code == 200
+            and response.json()["merchant"]["id"] == merchant.merchant_id
+        )
 
     def test_merchant_reads_itself(self, merchant_api, merchant):
         assert merchant_api.get(INQUIRY, {"merchant.id": merchant.merchant_id}).status_code == 200
@@ -286,19 +368,26 @@ def code_of(data):
 
 
 class TestCrossParticipator:
-    """Participator B can neither read nor change participator A's merchant: 404, nothing changed."""
+    """Participator B can neither read nor change A's merchant: 404, nothing changed."""
 
-    @pytest.mark.parametrize(("path", "extra"), [
-        (UPDATE, {"merchant.city": "Evil"}),
-        (STATUS, {"merchant.status": "CLOSED"}),
-        (ENROL, {}),
-        (DELETE, {"threeDSecure.deleteReason": "Other"}),
-    ])
+    @pytest.mark.parametrize(
+        ("path", "extra"),
+        [
+            (UPDATE, {"merchant.city": "Evil"}),
+            (STATUS, {"merchant.status": "CLOSED"}),
+            (ENROL, {}),
+            (DELETE, {"threeDSecure.deleteReason": "Other"}),
+        ],
+    )
     def test_b_cannot_change_a(self, other_api, merchant, path, extra):
         response = other_api.post(path, {"merchant.id": merchant.merchant_id, **extra})
         assert response.status_code == 404 and code(response) == "700.100.101"
         merchant.refresh_from_db()
-        assert (merchant.city, merchant.status, merchant.threeds_status) == ("Berlin", "NORMAL", "NOT_ENROLLED")
+        assert (merchant.city, merchant.status, merchant.threeds_status) == (
+            "Berlin",
+            "NORMAL",
+            "NOT_ENROLLED",
+        )
 
     @pytest.mark.parametrize("method", ["get", "post"])
     def test_b_cannot_read_a(self, other_api, merchant, method):

@@ -16,8 +16,12 @@ class Command(BaseCommand):
     help = "Create a participator entity (a bank or channel) and print its one-time token as JSON."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--type", required=True, choices=[EntityType.PARTICIPATOR],
-                            help="Entity type; merchants get their entity from merchant/create.")
+        parser.add_argument(
+            "--type",
+            required=True,
+            choices=[EntityType.PARTICIPATOR],
+            help="Entity type; merchants get their entity from merchant/create.",
+        )
         parser.add_argument("--entity-id", required=True, help="8 uppercase letters/digits")
         parser.add_argument("--name", default="")
 
@@ -27,7 +31,11 @@ class Command(BaseCommand):
             raise CommandError("--entity-id must be exactly 8 uppercase letters or digits")
         if Entity.objects.filter(entity_id=entity_id).exists():
             raise CommandError(f"entity {entity_id} already exists")
-        entity, token = entity_create(entity_type=options["type"], entity_id=entity_id,
-                                      name=options["name"])
-        self.stdout.write(json.dumps({"entityId": entity.entity_id,
-                                      "entityType": entity.entity_type, "token": token}))
+        entity, token = entity_create(
+            entity_type=options["type"], entity_id=entity_id, name=options["name"]
+        )
+        self.stdout.write(
+            json.dumps(
+                {"entityId": entity.entity_id, "entityType": entity.entity_type, "token": token}
+            )
+        )

@@ -23,10 +23,20 @@ PORTAL_USER = "merchant-admin"
 STAFF_USER = "admin"
 
 MERCHANT_VALUES = {
-    "name": "Demo Coffee Roasters GmbH", "business": "DEMO COFFEE", "website": "www.demo.example",
-    "street": "1 Demo Strasse", "postcode": "10115", "city": "Berlin", "state": "Berlin",
-    "country": "DE", "phone": "+49-30-1234567", "mmcc": "5814", "vmcc": "5814",
-    "pf_id": "PF000000001", "corporate_status": "0", "date_designed": date(2024, 1, 15),
+    "name": "Demo Coffee Roasters GmbH",
+    "business": "DEMO COFFEE",
+    "website": "www.demo.example",
+    "street": "1 Demo Strasse",
+    "postcode": "10115",
+    "city": "Berlin",
+    "state": "Berlin",
+    "country": "DE",
+    "phone": "+49-30-1234567",
+    "mmcc": "5814",
+    "vmcc": "5814",
+    "pf_id": "PF000000001",
+    "corporate_status": "0",
+    "date_designed": date(2024, 1, 15),
 }
 
 
@@ -40,27 +50,41 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
         bank = Entity.objects.filter(entity_id=PARTICIPATOR_ID).first()
         if bank is None:
-            bank, bank_token = entity_create(entity_type=EntityType.PARTICIPATOR,
-                                             entity_id=PARTICIPATOR_ID, name="Demo Bank")
+            bank, bank_token = entity_create(
+                entity_type=EntityType.PARTICIPATOR, entity_id=PARTICIPATOR_ID, name="Demo Bank"
+            )
         else:
             bank_token = entity_rotate_token(entity=bank)
 
         merchant = Merchant.objects.filter(merchant_id=MERCHANT_ID).first()
         if merchant is None:
             merchant, merchant_token = merchant_create(
-                participator=bank, merchant_id=MERCHANT_ID, values=MERCHANT_VALUES,
-                changed_by="seed_demo")
+                participator=bank,
+                merchant_id=MERCHANT_ID,
+                values=MERCHANT_VALUES,
+                changed_by="seed_demo",
+            )
         else:
             merchant_token = entity_rotate_token(entity=merchant.entity)
 
         if not Terminal.objects.filter(terminal_id=TERMINAL_ID).exists():
-            terminal_create(merchant=merchant, terminal_id=TERMINAL_ID, changed_by="seed_demo",
-                            values={"name": "Front desk", "device_id": "123456789",
-                                    "device_info": "Demo Terminal 1", "terminal_type": "POS",
-                                    "pin_entry_capability": "1"})
+            terminal_create(
+                merchant=merchant,
+                terminal_id=TERMINAL_ID,
+                changed_by="seed_demo",
+                values={
+                    "name": "Front desk",
+                    "device_id": "123456789",
+                    "device_info": "Demo Terminal 1",
+                    "terminal_type": "POS",
+                    "pin_entry_capability": "1",
+                },
+            )
 
         portal_password = secrets.token_urlsafe(12)
-        portal_user = User.objects.filter(username=PORTAL_USER).first() or User(username=PORTAL_USER)
+        portal_user = User.objects.filter(username=PORTAL_USER).first() or User(
+            username=PORTAL_USER
+        )
         portal_user.set_password(portal_password)
         portal_user.save()
         PortalUser.objects.update_or_create(user=portal_user, defaults={"merchant": merchant})
@@ -74,15 +98,22 @@ class Command(BaseCommand):
         base = options["base_url"]
         out = self.stdout.write
         out("Demo credentials (shown once; run seed_demo again for fresh ones):")
-        out(f"  participator  entityId={PARTICIPATOR_ID} entityType=PARTICIPATOR token={bank_token}")
-        out(f"  merchant      merchant.id={MERCHANT_ID} entityId={merchant.entity.entity_id} "
-            f"entityType=MERCHANT token={merchant_token}")
-        out(f"  terminal      pos.terminalId={TERMINAL_ID} (entityType=POS with the merchant token)")
+        out(
+            f"  participator  entityId={PARTICIPATOR_ID} entityType=PARTICIPATOR token={bank_token}"
+        )
+        out(
+            f"  merchant      merchant.id={MERCHANT_ID} entityId={merchant.entity.entity_id} "
+            f"entityType=MERCHANT token={merchant_token}"
+        )
+        out(
+            f"  terminal      pos.terminalId={TERMINAL_ID} (entityType=POS with the merchant token)"
+        )
         out(f"  staff admin   {base}/admin/  user={STAFF_USER} password={staff_password}")
         out(f"  portal user   user={PORTAL_USER} password={portal_password}")
         out("")
         out("Create a merchant:")
-        out(f"curl -s {base}/pay/v3/merchant/create \\\n"
+        out(
+            f"curl -s {base}/pay/v3/merchant/create \\\n"
             f"  -H 'Authorization: Bearer {bank_token}' \\\n"
             f"  -d entityId={PARTICIPATOR_ID} -d entityType=PARTICIPATOR "
             f"-d merchantTransactionId=create$(date +%s) \\\n"
@@ -90,7 +121,9 @@ class Command(BaseCommand):
             "-d 'merchant.business=EXAMPLE BOOKS' \\\n"
             "  -d 'merchant.street=2 High Street' -d merchant.postcode=10117 "
             "-d merchant.city=Berlin -d merchant.state=Berlin \\\n"
-            "  -d merchant.country=DE --data-urlencode merchant.phone=+49-30-7654321 -d merchant.mmcc=5942 "
+            "  -d merchant.country=DE --data-urlencode merchant.phone=+49-30-7654321 "
+            "-d merchant.mmcc=5942 "
             "-d merchant.vmcc=5942 \\\n"
             "  -d merchant.pfId=PF000000002 -d merchant.corporateStatus=0 "
-            "-d merchant.dateDesigned=20240201")
+            "-d merchant.dateDesigned=20240201"
+        )
