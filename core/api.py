@@ -36,9 +36,9 @@ class SpecView(APIView):
         return self.answer(request, data, **kwargs)
 
     def answer(self, request: Request, data: Mapping[str, Any], **kwargs: Any) -> Response:
-        principal = request.user
-        if principal.entity_type not in self.entity_types:  # type: ignore[union-attr]
-            raise Forbidden(f"entityType {principal.entity_type} may not call {self.operation}")  # type: ignore[union-attr]
+        principal: Any = request.user  # merchants.auth.Principal
+        if principal.entity_type not in self.entity_types:
+            raise Forbidden(f"entityType {principal.entity_type} may not call {self.operation}")
         flat = self.table.validate(
             data, partial=self.partial, required=self.always_required, run_rules=not self.partial
         )
@@ -57,7 +57,7 @@ class SpecView(APIView):
 
         body, replayed = idempotency.run_once(
             entity_id=principal.entity.entity_id,
-            operation=self.operation,  # type: ignore[union-attr]
+            operation=self.operation,
             merchant_transaction_id=mtid,
             request_hash=idempotency.fingerprint(flat),
             perform=perform,

@@ -1,0 +1,29 @@
+"""The curl examples of docs/api.md work, in the order the document gives them."""
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from tests.curl import curl_commands, replay
+
+API_MD = Path(__file__).resolve().parent.parent / "docs" / "api.md"
+
+
+@pytest.mark.django_db
+def test_every_curl_in_api_md_succeeds(client):
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    seed = out.getvalue()
+    variables = {
+        "BASE": "http://127.0.0.1:8000",
+        "BANK": seed.split("PARTICIPATOR token=")[1].split()[0],
+        "MERCHANT": seed.split("entityType=MERCHANT token=")[1].split()[0],
+    }
+    commands = curl_commands(API_MD.read_text())
+    assert len(commands) >= 12
+    for command in commands:
+        response = replay(client, command, variables)
+        assert response.status_code == 200, (command, response.json())
+        assert response.json()["result"]["code"] == "000.000.100", (command, response.json())
