@@ -111,6 +111,11 @@ STORAGES = {
     },
 }
 
+# A payment may carry 1000 cart items of about 25 fields each (spec "Cart"), far above Django's
+# default of 1000 fields; the body size stays capped by DATA_UPLOAD_MAX_MEMORY_SIZE.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 30_000
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
 # --- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": [

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import SuspiciousOperation
 from django.http import Http404
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -136,6 +137,8 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
         return error_response(results.NOT_AUTHORIZED, 403, description=_detail(exc))
     if isinstance(exc, drf.NotFound | Http404):
         return error_response(results.RESOURCE_NOT_FOUND, 404)
+    if isinstance(exc, SuspiciousOperation):  # too many fields, body too big, bad encoding
+        return error_response(results.INVALID_REQUEST, 400, description=str(exc)[:255])
     if isinstance(exc, drf.ParseError):
         return error_response(results.INVALID_REQUEST, 400, description=_detail(exc))
     if isinstance(exc, drf.MethodNotAllowed | drf.UnsupportedMediaType | drf.NotAcceptable):

@@ -100,3 +100,16 @@ def test_trailing_slash_is_optional(api, merchant):
         "/pay/v3/merchant/inquiry",
     ):
         assert api.get(path, {"merchant.id": merchant.merchant_id}).status_code == 200
+
+
+def test_too_many_fields_is_a_400_not_a_500(api, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 5
+    body = "&".join(f"f{i}=x" for i in range(10))
+    response = api.client.post(
+        "/pay/v3/merchant/create",
+        body,
+        content_type="application/x-www-form-urlencoded",
+        HTTP_AUTHORIZATION=f"Bearer {api.token}",
+    )
+    assert response.status_code == 400
+    assert code(response) == "200.100.101"
