@@ -20,6 +20,15 @@ SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-insecure-secret-key-chang
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
+# Behind a TLS-terminating proxy (docs/operations.md): trust X-Forwarded-Proto, secure cookies,
+# HSTS. Opt-in, because secure cookies break the admin login over plain HTTP on localhost.
+if env.bool("DJANGO_BEHIND_TLS_PROXY", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -166,6 +175,8 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Keep Django's LOGGING (with the ndc filter) in the worker instead of Celery's own handler.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Logging: every line carries the request's ndc -------------------------------------------
 LOGGING = {
@@ -186,6 +197,9 @@ LOGGING = {
 }
 
 LOGIN_URL = "/admin/login/"
+# Messages stay on the server: the admin shows one-time tokens in messages, which the default
+# cookie storage would keep (signed, not encrypted) in the staff browser until displayed.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
 # WhiteNoise warns at start-up when STATIC_ROOT has not been collected yet (development, tests);
 # `collectstatic` fills it in the production image.

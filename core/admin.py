@@ -29,9 +29,16 @@ def staff_actor(request: HttpRequest) -> str:
     return f"staff:{request.user.get_username()}"
 
 
-def action_form_response(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet,
-                         *, form: forms.Form, title: str, submit_label: str,
-                         intro: str = "") -> TemplateResponse:
+def action_form_response(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet,
+    *,
+    form: forms.Form,
+    title: str,
+    submit_label: str,
+    intro: str = "",
+) -> TemplateResponse:
     """The intermediate page of an action: its form, the selected objects, and a submit button
     that posts the same action back with `apply`."""
     opts = modeladmin.model._meta
@@ -83,8 +90,14 @@ class IdempotentRequestAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     date_hierarchy = "created_at"
     list_per_page = 50
-    fields = ("entity_id", "operation", "merchant_transaction_id", "request_hash",
-              "response", "created_at")
+    fields = (
+        "entity_id",
+        "operation",
+        "merchant_transaction_id",
+        "request_hash",
+        "response",
+        "created_at",
+    )
     readonly_fields = fields
 
     @admin.display(description="stored response")

@@ -9,6 +9,7 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
 from . import results
+from .context import get_ndc
 from .envelope import envelope
 
 logger = logging.getLogger(__name__)
@@ -47,7 +48,12 @@ def healthz(request: HttpRequest) -> JsonResponse:
     """200 with the database and broker state; 503 when the database is down."""
     database, broker = _database_state(), _broker_state()
     healthy = database["status"] == "up" and broker["status"] != "down"
-    body = {"status": "ok" if healthy else "degraded", "database": database, "broker": broker}
+    body = {
+        "status": "ok" if healthy else "degraded",
+        "database": database,
+        "broker": broker,
+        "ndc": get_ndc(),
+    }
     return JsonResponse(body, status=200 if database["status"] == "up" else 503)
 
 

@@ -74,6 +74,25 @@ def entity_rotate_token(*, entity: Entity, token: str | None = None) -> str:
     return token
 
 
+@transaction.atomic
+def entity_update(
+    *, entity: Entity, name: str | None = None, is_active: bool | None = None
+) -> Entity:
+    """Change an entity's name or deactivate it (an inactive entity's token answers 401).
+
+    Only these columns are written, under the row lock, so a concurrent token rotation is kept.
+    """
+    locked = Entity.objects.select_for_update().get(pk=entity.pk)
+    fields: list[str] = []
+    if name is not None:
+        locked.name, fields = name, [*fields, "name"]
+    if is_active is not None:
+        locked.is_active, fields = is_active, [*fields, "is_active"]
+    if fields:
+        locked.save(update_fields=fields)
+    return locked
+
+
 def entity_token_plaintext(*, entity: Entity) -> str:
     """The token in clear, only to place it in an outbound Authorization header."""
     return vault.decrypt(entity.token_ciphertext, purpose=TOKEN_PURPOSE)

@@ -1,0 +1,214 @@
+"""Staff forms for entities and merchants (Django admin).
+
+Field shapes come from the API's spec tables (`merchants.api.serializers`), so a merchant
+registered or edited in the admin satisfies the same AN/N/pattern rules as one created through
+`/pay/v3/merchant/create`. The forms only validate; the admin saves through `merchants.services`.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+import pycountry
+from django import forms
+
+from core.common import ENTITY_ID
+from core.spec import F, Rule
+
+from .api.serializers import MERCHANT_FIELDS, MERCHANT_ID, aggregator_rule
+from .models import (
+    Entity,
+    EntityType,
+    Merchant,
+    MerchantStatus,
+    SecurityStatus,
+    ThreeDSDeleteReason,
+)
+
+# Model attributes of the merchant's registered data (everything the API's create/update sets).
+MERCHANT_DATA_FIELDS = tuple(row.attribute for row in MERCHANT_FIELDS)
+
+COUNTRY_CHOICES = sorted(
+    ((c.alpha_2, f"{c.alpha_2} {c.name}") for c in pycountry.countries),
+    key=lambda choice: choice[1],
+)
+
+
+class SpecFieldsMixin(forms.BaseForm):
+    """Runs the spec's field types over the form's text values, then its cross-field rules.
+
+    `spec_fields` are rows of a spec table whose `attribute` names a form field; blank values are
+    left to the form's own `required` check (mandatory model fields are `blank=False`).
+    """
+
+    spec_fields: Sequence[F] = ()
+    spec_rules: Sequence[Rule] = ()
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        rows = [row for row in self.spec_fields if row.attribute in self.fields]
+        for row in rows:
+            value = cleaned.get(row.attribute)
+            if isinstance(value, str) and value != "":
+                try:
+                    cleaned[row.attribute] = row.type.parse(value)
+                except ValueError as exc:
+                    self.add_error(row.attribute, str(exc))
+        if not self.errors:
+            by_name = {row.name: row.attribute for row in rows}
+            flat = {row.name: cleaned.get(row.attribute) for row in rows}
+            for rule in self.spec_rules:
+                for name, message in rule(flat):
+                    self.add_error(by_name.get(name), message)
+        return cleaned
+
+
+# --- entities ------------------------------------------------------------------------------------
+
+
+class EntityCreateForm(forms.ModelForm):
+    """A new PARTICIPATOR (a bank or channel). Merchant entities are made with their merchant, so
+    no MERCHANT entity exists without one."""
+
+    entity_type = forms.ChoiceField(
+        label="entityType",
+        choices=[(EntityType.PARTICIPATOR, EntityType.PARTICIPATOR.label)],
+        initial=EntityType.PARTICIPATOR,
+        help_text="Merchant entities are created with their merchant (Merchants › Add merchant).",
+    )
+
+    class Meta:
+        model = Entity
+        fields = ("entity_id", "entity_type", "name")
+        help_texts = {
+            "entity_id": "8 uppercase letters or digits, e.g. BANK0002. Cannot be changed "
+            "later. The token is shown once, after saving."
+        }
+
+    def clean_entity_id(self) -> str:
+        value = self.cleaned_data["entity_id"].strip().upper()
+        try:
+            return ENTITY_ID.type.parse(value)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
+class EntityChangeForm(forms.ModelForm):
+    """What staff may change on an entity; id, type, owner and token are not editable here."""
+
+    class Meta:
+        model = Entity
+        fields = ("name", "is_active")
+        help_texts = {"is_active": "An inactive entity's token is refused at once (HTTP 401)."}
+
+
+# --- merchants -----------------------------------------------------------------------------------
+
+
+class MerchantDataForm(SpecFieldsMixin, forms.ModelForm):
+    """The merchant's registered data, validated as the API validates it."""
+
+    spec_fields = MERCHANT_FIELDS
+    spec_rules = (aggregator_rule,)
+
+    country = forms.ChoiceField(choices=COUNTRY_CHOICES, help_text="ISO 3166-1 alpha-2")
+    corporate_status = forms.ChoiceField(
+        choices=[("0", "0: not a sole proprietor"), ("1", "1: individual or sole proprietor")]
+    )
+    aggregator_type = forms.ChoiceField(
+        required=False,
+        choices=[("", "---------"), ("P", "P: payment facilitator"), ("M", "M: marketplace")],
+    )
+
+    class Meta:
+        model = Merchant
+        fields = MERCHANT_DATA_FIELDS
+
+
+class MerchantCreateForm(MerchantDataForm):
+    """merchant.id and the owning participator, plus the registered data."""
+
+    # merchant_id is not editable on the model (never changed after creation), so the form
+    # declares it and the service sets it.
+    merchant_id = forms.CharField(
+        label="merchant.id",
+        max_length=15,
+        help_text="1 to 15 digits, unique across the acquirer. Cannot be changed later.",
+    )
+
+    class Meta(MerchantDataForm.Meta):
+        fields = ("participator", *MERCHANT_DATA_FIELDS)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        participator = self.fields["participator"]
+        participator.queryset = Entity.objects.filter(  # type: ignore[attr-defined]
+            entity_type=EntityType.PARTICIPATOR, is_active=True
+        ).order_by("entity_id")
+        participator.help_text = "The bank or channel that owns the merchant."
+
+    def clean_merchant_id(self) -> str:
+        value = self.cleaned_data["merchant_id"].strip()
+        try:
+            value = MERCHANT_ID.type.parse(value)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        if Merchant.objects.filter(merchant_id=value).exists():
+            raise forms.ValidationError(f"merchant.id {value} already exists.")
+        return value
+
+    def merchant_values(self) -> dict[str, Any]:
+        """The registered data for `merchant_create(values=...)`."""
+        return {name: self.cleaned_data[name] for name in MERCHANT_DATA_FIELDS}
+
+
+# --- action forms --------------------------------------------------------------------------------
+
+UNCHANGED = ""
+CLEAR = "-"
+
+
+class MerchantStatusForm(forms.Form):
+    """merchant.status and/or merchant.securityStatus for the selected merchants."""
+
+    status = forms.ChoiceField(
+        required=False,
+        choices=[(UNCHANGED, "(leave unchanged)"), *MerchantStatus.choices],
+        help_text="CLOSED or TERMINATED merchants cannot return to NORMAL.",
+    )
+    security_status = forms.ChoiceField(
+        label="security status",
+        required=False,
+        choices=[
+            (UNCHANGED, "(leave unchanged)"),
+            *SecurityStatus.choices,
+            (CLEAR, "none (clear it)"),
+        ],
+        help_text="Informational only: it does not stop transactions.",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        if not cleaned.get("status") and not cleaned.get("security_status"):
+            raise forms.ValidationError("Choose a status, a security status, or both.")
+        return cleaned
+
+    def service_arguments(self) -> dict[str, str | None]:
+        """`status` and `security_status` as `merchant_set_status` takes them: None = unchanged,
+        "" = clear the security status."""
+        security = self.cleaned_data["security_status"]
+        return {
+            "status": self.cleaned_data["status"] or None,
+            "security_status": None
+            if security == UNCHANGED
+            else ("" if security == CLEAR else security),
+        }
+
+
+class ThreeDSDeleteForm(forms.Form):
+    reason = forms.ChoiceField(
+        choices=ThreeDSDeleteReason.choices,
+        widget=forms.RadioSelect,
+        help_text="Sent to the card network with the deletion.",
+    )

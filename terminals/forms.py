@@ -1,0 +1,61 @@
+"""Staff forms for terminals (Django admin): validated with the API's terminal table, saved by
+the admin through `terminals.services`."""
+
+from typing import Any
+
+from django import forms
+
+from merchants.forms import SpecFieldsMixin
+from merchants.models import MerchantStatus
+
+from .api.serializers import TERMINAL_FIELDS, TERMINAL_ID
+from .models import Terminal
+
+TERMINAL_DATA_FIELDS = tuple(row.attribute for row in TERMINAL_FIELDS)
+
+
+class TerminalDataForm(SpecFieldsMixin, forms.ModelForm):
+    """The terminal's registered data, validated as the API validates it."""
+
+    spec_fields = TERMINAL_FIELDS
+
+    class Meta:
+        model = Terminal
+        fields = TERMINAL_DATA_FIELDS
+
+
+class TerminalCreateForm(TerminalDataForm):
+    """pos.terminalId and the merchant, plus the registered data."""
+
+    # terminal_id is not editable on the model (never changed after creation), so the form
+    # declares it and the service sets it.
+    terminal_id = forms.CharField(
+        label="pos.terminalId",
+        max_length=8,
+        help_text="Up to 8 letters, digits or underscores, unique across the acquirer. "
+        "Cannot be changed later.",
+    )
+
+    class Meta(TerminalDataForm.Meta):
+        fields = ("merchant", *TERMINAL_DATA_FIELDS)
+
+    def clean_terminal_id(self) -> str:
+        value = self.cleaned_data["terminal_id"].strip()
+        try:
+            value = TERMINAL_ID.type.parse(value)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        if Terminal.objects.filter(terminal_id=value).exists():
+            raise forms.ValidationError(f"pos.terminalId {value} already exists.")
+        return value
+
+    def terminal_values(self) -> dict[str, Any]:
+        """The registered data for `terminal_create(values=...)`."""
+        return {name: self.cleaned_data[name] for name in TERMINAL_DATA_FIELDS}
+
+
+class TerminalStatusForm(forms.Form):
+    status = forms.ChoiceField(
+        choices=MerchantStatus.choices,
+        help_text="CLOSED or TERMINATED terminals cannot return to NORMAL.",
+    )
