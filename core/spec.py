@@ -1,18 +1,22 @@
-"""Resource tables: one row per dotted field name, from which serializers (and tests) are built.
+"""Resource tables: one row per dotted field name; requests are validated against them.
 
 A `Table` is the single place that says `merchant.postcode` is AN10 of letters, digits and
-hyphen and is Mandatory. `Table.serializer()` builds the nested DRF serializer that validates a
-parsed request; it refuses parameters the table does not name, so a misspelt field is an error,
-not silently dropped. Conditional rules that involve several fields are plain functions over the
-flat validated data and run after every field is valid.
+hyphen and is Mandatory. `Table.validate` checks a parsed request against the rows and returns
+the parsed values by dotted name; it refuses parameters the table does not name, so a misspelt
+field is an error, not silently dropped. The same rows give the OpenAPI schema (core.schema) and
+the generated format tests.
+
+Repeated groups and maps are rows too: `[n]` marks an index (`cart.items[n].name`; the indexes
+sent must run from 0 without gaps, up to the group's limit) and `[*]` a map key
+(`customParameters[*]`, whose keys are checked by the row's `key` type). A mandatory row inside
+a repeated group is required in every item that is sent. Conditional rules that involve several
+fields are plain functions over the flat values and run after every field is valid.
 """
 
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-from rest_framework import serializers
 
 from .errors import ParameterError
 from .fields import FieldType
@@ -39,6 +43,7 @@ class F:
     req: str = OPTIONAL
     attr: str = ""
     meaning: str = ""
+    key: FieldType | None = None  # the key type of a `[*]` map row
 
     @property
     def attribute(self) -> str:
@@ -49,51 +54,19 @@ class F:
         return self.req == MANDATORY
 
 
-class SpecField(serializers.Field):
-    """A DRF field delegating to a spec `FieldType`; optional fields accept "" (not applicable)."""
-
-    def __init__(self, ftype: FieldType, *, blank_ok: bool, **kwargs: Any):
-        super().__init__(**kwargs)
-        self.ftype = ftype
-        self.blank_ok = blank_ok
-        self.error_messages["required"] = f"is required ({ftype.describe()})"
-        self.error_messages["null"] = f"may not be null ({ftype.describe()})"
-
-    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
-        if isinstance(data, str) and data.strip() == "":
-            if self.blank_ok:
-                return True, ""
-            self.fail_blank()
-        return super().validate_empty_values(data)
-
-    def fail_blank(self) -> None:
-        raise serializers.ValidationError(f"may not be blank ({self.ftype.describe()})")
-
-    def to_internal_value(self, data: Any) -> Any:
-        if not isinstance(data, str):
-            raise serializers.ValidationError(f"must be {self.ftype.describe()}")
-        try:
-            return self.ftype.parse(data.strip())
-        except ValueError as exc:
-            raise serializers.ValidationError(str(exc)) from None
-
-    def to_representation(self, value: Any) -> Any:
-        return value
-
-
-class _Group(serializers.Serializer):
-    """A nested group (`merchant`, `pos`, ...). Built dynamically from a table."""
-
-
 @dataclass
 class Table:
-    """The fields of one request (or resource), with its cross-field rules."""
+    """The fields of one request (or resource), with its cross-field rules and group limits."""
 
     fields: list[F]
     rules: list[Rule] = field(default_factory=list)
+    # Maximum items of a repeated group, by its pattern name ("cart.items": 1000).
+    limits: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_name = {f.name: f for f in self.fields}
+        self._exact = {f.name: f for f in self.fields if "[" not in f.name}
+        self._patterns = [(_pattern(f.name), f) for f in self.fields if "[" in f.name]
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.fields)
@@ -101,8 +74,21 @@ class Table:
     def names(self) -> set[str]:
         return set(self.by_name)
 
-    def only(self, *prefixes: str) -> list[F]:
-        return [f for f in self.fields if f.name.startswith(prefixes)]
+    def __add__(self, other: "Table") -> "Table":
+        return Table(
+            [*self.fields, *other.fields],
+            [*self.rules, *other.rules],
+            {**self.limits, **other.limits},
+        )
+
+    def match(self, name: str) -> F | None:
+        spec = self._exact.get(name)
+        if spec is not None:
+            return spec
+        for regex, candidate in self._patterns:
+            if regex.fullmatch(name):
+                return candidate
+        return None
 
     def validate(
         self,
@@ -116,28 +102,106 @@ class Table:
 
         `partial` (updates): mandatory fields may be omitted but not blanked; names in `required`
         stay required. Raises ParameterError listing every problem, with nothing written.
+        Blank optional values are returned as "" (not applicable; clears on update).
         """
         errors: list[tuple[str, Any, str]] = []
-        known = self.names()
-        for name, value in flatten(data):
-            if name not in known:
-                errors.append((name, value, "unknown parameter"))
-        serializer = self._serializer_class(frozenset(required) if partial else None)(
-            data=self._with_groups(data)
-        )
-        if not serializer.is_valid():
-            from .errors import flatten_errors
-
-            errors.extend(
-                (name, lookup(data, name), message)
-                for name, message in flatten_errors(serializer.errors)
-            )
+        flat: dict[str, Any] = {}
+        failed: set[str] = set()
+        instances: dict[str, set[str]] = {}  # group pattern -> concrete prefixes sent
+        for name, raw in flatten(data):
+            spec = self.match(name)
+            if spec is None:
+                errors.append((name, raw, "unknown parameter"))
+                continue
+            name = _canonical(spec.name, name)
+            self._note_instances(spec.name, name, instances)
+            problem = self._key_problem(spec, name)
+            if problem:
+                errors.append((name, raw, problem))
+                failed.add(name)
+                continue
+            text = raw.strip() if isinstance(raw, str) else raw
+            if not isinstance(text, str):
+                errors.append((name, raw, f"must be {spec.type.describe()}"))
+                failed.add(name)
+            elif text == "":
+                if spec.mandatory or (partial and spec.name in required):
+                    errors.append((name, raw, f"may not be blank ({spec.type.describe()})"))
+                    failed.add(name)
+                else:
+                    flat[name] = ""
+            else:
+                try:
+                    flat[name] = spec.type.parse(text)
+                except ValueError as exc:
+                    errors.append((name, raw, str(exc)))
+                    failed.add(name)
+        errors += self._missing(flat, failed, instances, partial, frozenset(required))
+        errors += self._group_problems(instances)
         if errors:
             raise ParameterError(_dedupe(errors))
-        flat = {name: value for name, value in flatten(serializer.validated_data)}
         if run_rules:
             self.check_rules(flat, data)
         return flat
+
+    def _note_instances(self, pattern: str, name: str, instances: dict[str, set[str]]) -> None:
+        """Record each concrete item prefix (`cart.items[3]`) under its concrete group name."""
+        pattern_parts, name_parts = split_name(pattern), split_name(name)
+        for depth, part in enumerate(pattern_parts):
+            if part == "[n]":
+                group = join_name(name_parts[:depth])
+                instances.setdefault(group, set()).add(join_name(name_parts[: depth + 1]))
+
+    def _key_problem(self, spec: F, name: str) -> str:
+        if spec.key is None:
+            return ""
+        key = key_of(split_name(name)[-1])
+        try:
+            spec.key.parse(key)
+        except ValueError:
+            return f"has an invalid name: the key must be {spec.key.describe()}"
+        return ""
+
+    def _missing(
+        self,
+        flat: Mapping[str, Any],
+        failed: set[str],
+        instances: dict[str, set[str]],
+        partial: bool,
+        required: frozenset[str],
+    ) -> list[tuple[str, Any, str]]:
+        errors = []
+        for spec in self.fields:
+            if not (spec.name in required if partial else spec.mandatory) or "[*]" in spec.name:
+                continue
+            for name in self._concrete_names(spec.name, instances):
+                if name not in flat and name not in failed:
+                    errors.append((name, None, f"is required ({spec.type.describe()})"))
+        return errors
+
+    def _concrete_names(self, pattern: str, instances: dict[str, set[str]]) -> list[str]:
+        """The names a mandatory row stands for: itself, or one per item of its groups sent."""
+        if "[n]" not in pattern:
+            return [pattern]
+        parts = split_name(pattern)
+        depth = parts.index("[n]")
+        group = join_name(parts[:depth])
+        rest = join_name(["x", *parts[depth + 1 :]])[1:]
+        names = []
+        for prefix in sorted(instances.get(group, ())):
+            names += self._concrete_names(prefix + rest, instances)
+        return names
+
+    def _group_problems(self, instances: dict[str, set[str]]) -> list[tuple[str, Any, str]]:
+        errors: list[tuple[str, Any, str]] = []
+        for group, prefixes in sorted(instances.items()):
+            indexes = sorted(int(prefix.rpartition("[")[2].rstrip("]")) for prefix in prefixes)
+            if indexes != list(range(len(indexes))):
+                errors.append((group, None, "indexes must run from 0 without gaps"))
+            limit = self.limits.get(re.sub(r"\[\d+\]", "[n]", group))
+            if limit is not None and len(indexes) > limit:
+                errors.append((group, None, f"at most {limit} items"))
+        return errors
 
     def check_rules(self, flat: Mapping[str, Any], data: Mapping[str, Any]) -> None:
         """Cross-field rules over flat values (for updates: stored values merged with changes)."""
@@ -149,54 +213,34 @@ class Table:
         if errors:
             raise ParameterError(errors)
 
-    def _serializer_class(
-        self, still_required: frozenset[str] | None
-    ) -> type[serializers.Serializer]:
-        tree: dict[str, Any] = {}
-        for spec in self.fields:
-            parts = [key_of(p) for p in split_name(spec.name)]
-            node = tree
-            for part in parts[:-1]:
-                node = node.setdefault(part, {})
-            required = spec.mandatory if still_required is None else spec.name in still_required
-            node[parts[-1]] = SpecField(spec.type, blank_ok=not spec.mandatory, required=required)
-        return _build("Request", tree, root=True)
 
-    def _with_groups(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        """A copy of data in which every group of the table exists, so a missing group reports
-        each of its mandatory fields by name instead of the group as a whole."""
-        out: dict[str, Any] = dict(data)
-        for spec in self.fields:
-            parts = [key_of(p) for p in split_name(spec.name)]
-            node = out
-            for part in parts[:-1]:
-                child = node.get(part)
-                if child is None:
-                    child = node[part] = {}
-                elif isinstance(child, dict):
-                    child = node[part] = dict(child)
-                else:
-                    break
-                node = child
-        return out
+def _canonical(pattern: str, name: str) -> str:
+    """The name with map keys and indexes in brackets (`customParameters[X]`)."""
+    if "[*]" not in pattern:
+        return name
+    parts = split_name(name)
+    for depth, part in enumerate(split_name(pattern)):
+        if part in ("[*]", "[n]") and not parts[depth].startswith("["):
+            parts[depth] = f"[{parts[depth]}]"
+    return join_name(parts)
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    out = ""
+    for part in split_name(name):
+        if part == "[n]":
+            out += r"\[(?:0|[1-9]\d{0,5})\]"
+        elif part == "[*]":
+            # customParameters[X] nests to the same data as customParameters.X; both match.
+            out += r"(?:\[[^\]]+\]|\.[^.\[\]]+)"
+        else:
+            out += ("\\." if out else "") + re.escape(part)
+    return re.compile(out)
 
 
 def model_values(fields: Iterable[F], flat: Mapping[str, Any]) -> dict[str, Any]:
     """{dotted name: value} -> {model attribute: value}, for the given fields that were sent."""
     return {spec.attribute: flat[spec.name] for spec in fields if spec.name in flat}
-
-
-def _build(
-    name: str, tree: Mapping[str, Any], *, root: bool = False
-) -> type[serializers.Serializer]:
-    attrs: dict[str, Any] = {}
-    for key, node in tree.items():
-        if isinstance(node, dict):
-            attrs[key] = _build(key, node)(required=False)
-        else:
-            attrs[key] = node
-    base = serializers.Serializer if root else _Group
-    return type(f"{name[:1].upper()}{name[1:]}Serializer", (base,), attrs)
 
 
 def _dedupe(errors: list[tuple[str, Any, str]]) -> list[tuple[str, Any, str]]:
