@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "core",
     "merchants",
     "terminals",
+    "payments",
 ]
 
 MIDDLEWARE = [
@@ -162,6 +163,9 @@ BUILD_TIME = env.str("BUILD_TIME", default="")
 # key decrypts. The default key exists only so the embedded demo runs; production must set both.
 VAULT_KEYS = env.str("VAULT_KEYS", default="dev1:ZGV2LW9ubHktdmF1bHQta2V5LWRvLW5vdC11c2UtISE=")
 VAULT_ACTIVE_KEY_ID = env.str("VAULT_ACTIVE_KEY_ID", default="dev1")
+# Key of the HMAC that fingerprints card numbers (look-ups without decrypting). Not rotated with
+# the vault keys: changing it changes every fingerprint.
+CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default="dev-only-card-fingerprint-key")
 
 # --- Celery -----------------------------------------------------------------------------------
 CELERY_BROKER_URL = REDIS_URL or "memory://"
@@ -174,6 +178,14 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# The database scheduler copies these into django_celery_beat's tables at start; staff can then
+# pause or re-time them in the admin (Periodic tasks).
+CELERY_BEAT_SCHEDULE = {
+    "close-expired-preauthorizations": {
+        "task": "payments.close_expired_preauthorizations",
+        "schedule": 60.0,
+    },
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Keep Django's LOGGING (with the ndc filter) in the worker instead of Celery's own handler.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("pay/v3/", include("merchants.urls")),
     path("pay/v3/", include("terminals.urls")),
+    path("", include("payments.urls")),
 ]
 
 handler404 = "core.views.not_found"

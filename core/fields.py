@@ -5,11 +5,13 @@ act on), how to describe itself (for errors and docs), and a valid and some inva
 the tests of every field's format are generated from the same tables that build the serializers.
 """
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 import pycountry
 
@@ -292,3 +294,184 @@ class Currency(FieldType):
 
     def invalid(self) -> list[str]:
         return ["eur", "XYZ", "EURO"]
+
+
+# --- Types of the payment data groups (customer, cart, ...) -------------------------------------
+
+
+@dataclass(frozen=True)
+class Truncated(FieldType):
+    """Text of at least `min` characters, cut to `max`: the spec's "truncated after 48" means a
+    longer value is accepted and shortened, not refused."""
+
+    max: int
+    min: int = 1
+    example: str = ""
+
+    def parse(self, text: str) -> str:
+        if len(text) < self.min or _CONTROL.search(text):
+            raise self.error()
+        return text[: self.max]
+
+    def describe(self) -> str:
+        return f"AN{self.max}: at least {self.min} characters, truncated after {self.max}"
+
+    def valid(self) -> str:
+        return self.example or "A" * max(self.min, 1)
+
+    def invalid(self) -> list[str]:
+        bad = ["A\x00B"]
+        if self.min > 1:
+            bad.append(self.valid()[: self.min - 1])
+        return bad
+
+
+_EMAIL_LOCAL = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_TLD = r"(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})"
+_HOSTNAME = re.compile(rf"(?:{_LABEL}\.)+{_TLD}")
+
+
+def _ascii_host(host: str) -> str | None:
+    """A domain name in its ASCII (punycode) form, or None if it is not a valid one."""
+    try:
+        ascii_host = host.encode("idna").decode("ascii") if not host.isascii() else host
+    except UnicodeError:
+        return None
+    return ascii_host if len(ascii_host) <= 253 and _HOSTNAME.fullmatch(ascii_host) else None
+
+
+@dataclass(frozen=True)
+class Email(FieldType):
+    """An e-mail address: a dot-atom local part (at most 64 characters), `@`, and a domain name
+    with a top-level domain (internationalised names allowed). No quoted local parts, no IP
+    literals: the checks a shop's address form makes, not all of RFC 5322."""
+
+    max: int = 128
+    min: int = 6
+
+    def parse(self, text: str) -> str:
+        local, at, domain = text.rpartition("@")
+        ok = (
+            self.min <= len(text) <= self.max
+            and at
+            and len(local) <= 64
+            and re.fullmatch(_EMAIL_LOCAL, local)
+            and _ascii_host(domain)
+        )
+        if not ok:
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return f"an e-mail address of {self.min} to {self.max} characters"
+
+    def valid(self) -> str:
+        return "jane.doe@example.com"
+
+    def invalid(self) -> list[str]:
+        return [
+            "jane.doe",
+            "jane@example",
+            "jane doe@example.com",
+            "jane..doe@example.com",
+            "a@b.c",
+            "j" * self.max + "@example.com",
+        ]
+
+
+@dataclass(frozen=True)
+class IPAddress(FieldType):
+    """An IPv4 (dotted decimal) or IPv6 address, checked by the `ipaddress` module; kept as sent."""
+
+    max: int = 255
+
+    def parse(self, text: str) -> str:
+        if len(text) > self.max:
+            raise self.error()
+        try:
+            ipaddress.ip_address(text)
+        except ValueError:
+            raise self.error() from None
+        return text
+
+    def describe(self) -> str:
+        return f"an IPv4 or IPv6 address (up to {self.max} characters)"
+
+    def valid(self) -> str:
+        return "192.0.2.10"
+
+    def invalid(self) -> list[str]:
+        return ["256.1.1.1", "192.0.2", "2001:db8::g", "not-an-ip"]
+
+
+@dataclass(frozen=True)
+class Url(FieldType):
+    """An absolute http or https URL with a host name (with a top-level domain) or an IP
+    address; no spaces or control characters."""
+
+    max: int = 2048
+    schemes: tuple[str, ...] = ("http", "https")
+
+    def parse(self, text: str) -> str:
+        if len(text) > self.max or re.search(r"\s", text) or _CONTROL.search(text):
+            raise self.error()
+        try:
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            raise self.error() from None
+        host = parts.hostname or ""
+        if parts.scheme.lower() not in self.schemes or not host:
+            raise self.error()
+        if not (_is_ip(host) or _ascii_host(host)):
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return f"an absolute {' or '.join(self.schemes)} URL of up to {self.max} characters"
+
+    def valid(self) -> str:
+        return "https://shop.example.com/items/42"
+
+    def invalid(self) -> list[str]:
+        return [
+            "shop.example.com/items/42",
+            "ftp://shop.example.com/x",
+            "https://",
+            "https://shop example.com/",
+            "https://shop.example.com:99999/",
+            "https://" + "a" * self.max + ".com/",
+        ]
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Percent(FieldType):
+    """A percentage from 0 to 100 with at most `places` decimals (cart.items[n].tax)."""
+
+    places: int = 2
+
+    def parse(self, text: str) -> Decimal:
+        if not re.fullmatch(rf"\d{{1,3}}(?:\.\d{{1,{self.places}}})?", text):
+            raise self.error()
+        value = Decimal(text)
+        if value > 100:
+            raise self.error()
+        return value
+
+    def describe(self) -> str:
+        return f"a percentage from 0 to 100 with at most {self.places} decimals (e.g. 19.5)"
+
+    def valid(self) -> str:
+        return "19.5"
+
+    def invalid(self) -> list[str]:
+        return ["100.01", "101", "-1", "1." + "5" * (self.places + 1), "1,5", "abc"]

@@ -112,6 +112,50 @@ TERMINAL_STATUS_NOT_ALLOWED = _r(
 THREEDS_ALREADY_ENROLLED = _r("700.500.200", "merchant is already enrolled in 3-D Secure")
 THREEDS_NOT_ENROLLED = _r("700.500.201", "merchant is not enrolled in 3-D Secure")
 
+# --- payments: declines from the network (stored, HTTP 200) ----------------------------------
+DECLINED_INVALID_CARD = _r("800.100.151", "transaction declined (invalid card)")
+DECLINED_INVALID_CVV = _r("800.100.153", "transaction declined (invalid CVV)")
+DECLINED_INSUFFICIENT_FUNDS = _r("800.100.203", "transaction declined (insufficient funds)")
+CARD_EXPIRED = _r("100.100.303", "card expired")
+TIMEOUT_UNCERTAIN = _r(
+    "900.100.300", "timeout, uncertain result: reverse it with transactionSource TIMEOUT"
+)
+
+# --- payments: merchant, terminal and risk --------------------------------------------------
+MERCHANT_CANNOT_TRANSACT = _r(
+    "800.121.200", "merchant may not transact: its status is BLOCKED, CLOSED or TERMINATED"
+)
+TERMINAL_CANNOT_TRANSACT = _r(
+    "800.121.201", "terminal may not transact: its status is BLOCKED, CLOSED or TERMINATED"
+)
+RISK_DECLINED = _r("100.400.311", "transaction declined by risk screening (risk.decision DECLINE)")
+
+# --- payments: referenced operations (stored, HTTP 200) -------------------------------------
+CAPTURE_EXCEEDS = _r("700.400.100", "cannot capture (PA value exceeded)")
+CAPTURE_NOT_OPEN_PA = _r(
+    "700.400.103",
+    "cannot capture: the referenced transaction is not a successful, unreversed preauthorization",
+)
+CAPTURE_PA_CLOSED = _r(
+    "700.400.104", "cannot capture: the preauthorization was closed when its validityPeriod elapsed"
+)
+REFUND_EXCEEDS = _r(
+    "700.400.200", "cannot refund (refund volume exceeded or tx reversed or invalid workflow)"
+)
+REVERSAL_REFUSED = _r(
+    "700.400.300",
+    "cannot reverse (already refunded or reversed, invalid workflow, or amount exceeded)",
+)
+CURRENCY_MISMATCH = _r(
+    "700.400.410", "the currency of a referenced operation must equal the original's"
+)
+REFUND_NEEDS_CAPTURE = _r(
+    "700.400.520", "refund needs at least one successful transaction of type CP or DB"
+)
+POS_REFUND_NEEDS_POS_PURCHASE = _r(
+    "700.400.530", "a POS refund (PR) needs a successful POS purchase (DB through a terminal)"
+)
+
 # --- idempotency -------------------------------------------------------------------------------
 DUPLICATE_TRANSACTION = _r(
     "800.110.100",

@@ -101,7 +101,7 @@ class SpecAutoSchema(AutoSchema):
         return {200: ENVELOPE, 400: ENVELOPE, 401: ENVELOPE, 403: ENVELOPE, 404: ENVELOPE}
 
     def get_override_parameters(self) -> list[Any]:
-        table = self._table()
+        table = getattr(self.view, "inquiry_table", None) or self._table()
         if table is None or self.method != "GET":
             return super().get_override_parameters()
         return [

@@ -1,0 +1,169 @@
+"""Payments: one row per operation (PA, DB, CD, CV, CP, RV, RF, PR), referenced operations
+pointing at their original.
+
+Money invariants live beside the original row and change only under its row lock
+(`payments.services`): `captured_amount` (sum of successful CPs, or the amount of a DB),
+`refunded_amount` (sum of successful RF/PR), `reversed_amount`. Check constraints are the last
+net: nothing captured or refunded beyond the amount, nothing negative.
+
+Card data: the PAN only as AES-GCM ciphertext (`pan_ciphertext`, key id inside) and a keyed HMAC
+fingerprint; BIN and last four in clear; the CVV is never stored.
+"""
+
+from decimal import Decimal
+
+from django.db import models
+from django.db.models import F, Q
+
+from core.envelope import new_id
+from merchants.models import Entity, Merchant
+from terminals.models import Terminal
+
+
+class PaymentType(models.TextChoices):
+    """paymentType."""
+
+    PA = "PA", "PA preauthorization"
+    DB = "DB", "DB debit (authorization and capture)"
+    CD = "CD", "CD credit"
+    CV = "CV", "CV card verification"
+    CP = "CP", "CP capture of a PA"
+    RV = "RV", "RV reversal"
+    RF = "RF", "RF refund"
+    PR = "PR", "PR POS refund"
+
+
+REFERENCED_TYPES = frozenset({PaymentType.CP, PaymentType.RV, PaymentType.RF, PaymentType.PR})
+
+
+class TransactionSource(models.TextChoices):
+    """transactionSource of a reversal."""
+
+    CARDHOLDER = "CARDHOLDER", "Cardholder (usually a void)"
+    ERROR = "ERROR", "Original failed"
+    PARTIAL = "PARTIAL", "Partial reversal"
+    SUSPECT = "SUSPECT", "Suspected fraud"
+    TIMEOUT = "TIMEOUT", "Original response arrived late"
+
+
+ZERO = Decimal("0.00")
+
+
+class Payment(models.Model):
+    id = models.CharField(primary_key=True, max_length=32, default=new_id, editable=False)
+    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="payments")
+    terminal = models.ForeignKey(
+        Terminal, null=True, blank=True, on_delete=models.PROTECT, related_name="payments"
+    )
+    entity = models.ForeignKey(
+        Entity,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The entity the request acted as.",
+    )
+    entity_type = models.CharField(max_length=16)
+    payment_type = models.CharField(max_length=2, choices=PaymentType.choices)
+    merchant_transaction_id = models.CharField(max_length=32)
+    request_hash = models.CharField(max_length=64)
+    referenced = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+
+    amount = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    currency = models.CharField(max_length=3, blank=True)
+    tax_amount = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    payment_brand = models.CharField(max_length=32, blank=True)
+
+    result_code = models.CharField(max_length=11, db_index=True)
+    result_description = models.CharField(max_length=255)
+    successful = models.BooleanField(default=False)
+
+    card_bin = models.CharField(max_length=6, blank=True)
+    card_last4 = models.CharField(max_length=4, blank=True, db_index=True)
+    card_holder = models.CharField(max_length=128, blank=True)
+    card_expiry_month = models.CharField(max_length=2, blank=True)
+    card_expiry_year = models.CharField(max_length=4, blank=True)
+    pan_ciphertext = models.TextField(blank=True, editable=False)
+    pan_fingerprint = models.CharField(max_length=64, blank=True, db_index=True, editable=False)
+
+    auth_code = models.CharField(max_length=6, blank=True)
+    acquirer_response = models.CharField(max_length=16, blank=True)
+    avs_response = models.CharField(max_length=1, blank=True)
+    cvv_response = models.CharField(max_length=1, blank=True)
+    mac_response = models.CharField(max_length=2, blank=True)
+    stan = models.CharField("STAN", max_length=6, blank=True)
+    retrieval_ref_no = models.CharField(max_length=12, blank=True)
+    acquirer_ref_no = models.CharField("ARN", max_length=23, blank=True)
+    entry_mode = models.CharField(max_length=2, blank=True)
+    condition_code = models.CharField(max_length=2, blank=True)
+
+    captured_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
+    refunded_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
+    reversed_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
+
+    validity_period_ms = models.PositiveIntegerField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(
+        null=True, blank=True, help_text="Closed by the validityPeriod task."
+    )
+
+    transaction_source = models.CharField(max_length=32, blank=True)
+    transaction_category = models.CharField(max_length=2, blank=True)
+    descriptor = models.CharField(max_length=127, blank=True)
+    merchant_invoice_id = models.CharField(max_length=255, blank=True)
+    merchant_memo = models.CharField(max_length=255, blank=True)
+    checkout_type = models.CharField(max_length=10, blank=True)
+    risk_score = models.CharField(max_length=32, blank=True)
+    risk_decision = models.CharField(max_length=32, blank=True)
+
+    data = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The request's data groups (customer, billing, cart, ...).",
+    )
+    response_body = models.JSONField(default=dict, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["merchant", "-created_at"]),
+            models.Index(
+                fields=["expires_at"],
+                condition=Q(closed_at__isnull=True, payment_type="PA"),
+                name="payment_open_pa_expiry",
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "merchant_transaction_id"],
+                name="payment_unique_mtid_per_merchant",
+            ),
+            models.CheckConstraint(
+                condition=Q(captured_amount__gte=0, refunded_amount__gte=0, reversed_amount__gte=0),
+                name="payment_totals_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(amount__isnull=True)
+                | Q(captured_amount__lte=F("amount"), reversed_amount__lte=F("amount")),
+                name="payment_captured_reversed_within_amount",
+            ),
+            models.CheckConstraint(
+                condition=Q(refunded_amount__lte=F("captured_amount")),
+                name="payment_refunded_within_captured",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.payment_type} {self.id}"
+
+    @property
+    def capturable(self) -> Decimal:
+        """What a CP may still take: the PA amount less captures and reversals."""
+        if self.amount is None:
+            return ZERO
+        return self.amount - self.captured_amount - self.reversed_amount
+
+    @property
+    def refundable(self) -> Decimal:
+        return self.captured_amount - self.refunded_amount

@@ -1,0 +1,11 @@
+"""Celery tasks: thin wrappers over services. Arguments never carry card data."""
+
+from celery import shared_task
+
+from . import services
+
+
+@shared_task(name="payments.close_expired_preauthorizations")
+def close_expired_preauthorizations() -> int:
+    """Beat, every minute: close PAs whose validityPeriod has elapsed."""
+    return services.payment_close_expired()
