@@ -8,17 +8,31 @@ import re
 import shlex
 from urllib.parse import quote, urlsplit
 
+ASSIGNMENT = re.compile(r"^(\w+)=\$\((curl .*?)\s*\|\s*python3 -c .*\)$")
+
 
 def curl_commands(text: str) -> list[str]:
-    """The curl commands in ```sh blocks (or in plain text), joined across backslash newlines."""
+    """The curl commands in ```sh blocks (or in plain text), joined across backslash newlines;
+    `NAME=$(curl ... | python3 -c ...)` lines (which keep the answer's id) are included."""
     blocks = re.findall(r"```sh\n(.*?)```", text, re.S) or [text]
     commands = []
     for block in blocks:
         joined = block.replace("\\\n", " ")
-        commands += [
-            line.strip() for line in joined.splitlines() if line.strip().startswith("curl ")
-        ]
+        for line in joined.splitlines():
+            line = line.strip()
+            if line.startswith("curl ") or ASSIGNMENT.match(line):
+                commands.append(line)
     return commands
+
+
+def run_all(client, commands: list[str], variables: dict[str, str]):  # type: ignore[no-untyped-def]
+    """Replay commands in order; an assignment stores the answer's id in its variable."""
+    for command in commands:
+        assigned = ASSIGNMENT.match(command)
+        response = replay(client, assigned.group(2) if assigned else command, variables)
+        if assigned and response.status_code == 200:
+            variables[assigned.group(1)] = response.json()["id"]
+        yield command, response
 
 
 def replay(client, command: str, variables: dict[str, str]):  # type: ignore[no-untyped-def]

@@ -268,3 +268,48 @@ class TestAccess:
     def test_inquiry_with_the_wrong_reference_is_404(self, payer):
         payment_id = payer.pay("DB").json()["id"]
         assert payer.get(payment_id, merchantTransactionId="0" * 32).status_code == 404
+
+
+def test_data_groups_are_validated_and_stored_without_card_data(payer):
+    response = payer.pay(
+        "DB",
+        **{
+            "customer.givenName": "Jane",
+            "customer.surname": "Doe",
+            "customer.email": "jane@example.com",
+            "billing.street1": "1 Main Street",
+            "billing.city": "Berlin",
+            "billing.postcode": "10115",
+            "billing.country": "DE",
+            "cart.items[0].name": "Coffee",
+            "cart.items[0].price": "10.00",
+            "cart.items[1].name": "Mug",
+            "merchant.name": "Acme Outlet",
+            "merchant.business": "ACME",
+            "merchant.street": "2 Side St",
+            "merchant.postcode": "10117",
+            "merchant.city": "Berlin",
+            "merchant.state": "Berlin",
+            "merchant.country": "DE",
+            "merchant.mmcc": "5814",
+            "merchant.vmcc": "5814",
+            "descriptor": "ACME*COFFEE",
+            "merchantInvoiceId": "INV-00042",
+            "transactionCategory": "EC",
+            "taxAmount": "1.60",
+            "checkoutType": "PURCHASE",
+        },
+    )
+    assert code(response) == "000.000.000", response.json()
+    payment = Payment.objects.get(pk=response.json()["id"])
+    assert payment.data["cart.items[1].name"] == "Mug"
+    assert payment.data["merchant.name"] == "Acme Outlet"
+    assert payment.descriptor == "ACME*COFFEE" and str(payment.tax_amount) == "1.60"
+    assert not any(name.startswith("card.") for name in payment.data)
+
+
+def test_a_bad_group_field_is_400_naming_it(payer):
+    response = payer.pay("DB", **{"cart.items[0].name": "Pen", "cart.items[0].quantity": "abc"})
+    assert response.status_code == 400
+    assert "cart.items[0].quantity" in param_errors(response)
+    assert not Payment.objects.exists()
