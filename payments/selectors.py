@@ -29,8 +29,11 @@ def payment_get(
 
 
 def payment_chain(*, payment: Payment) -> list[Payment]:
-    """The original (if any) and every operation referencing it, oldest first."""
-    root = payment.referenced or payment
+    """The top original and every operation under it (CPs, and refunds of those), oldest first,
+    from any member of the chain."""
+    root = payment
+    while root.referenced is not None:
+        root = root.referenced
     children = list(Payment.objects.filter(referenced=root).order_by("created_at"))
     grandchildren = list(Payment.objects.filter(referenced__in=children).order_by("created_at"))
     return [root, *sorted(children + grandchildren, key=lambda p: p.created_at)]

@@ -257,3 +257,15 @@ class TestPosRefund:
     def test_pos_refund_needs_a_terminal(self, payer):
         response = payer.ref("PR", paid(payer, "DB"), "1.00")
         assert response.status_code == 400 and "pos.terminalId" in param_errors(response)
+
+
+def test_the_chain_is_the_same_from_any_member(payer):
+    from payments.selectors import payment_chain
+
+    pa = paid(payer, "PA", "100.00")
+    cp = payer.ref("CP", pa, "60.00").json()["id"]
+    rf = payer.ref("RF", cp, "10.00").json()["id"]
+    chains = [
+        [p.pk for p in payment_chain(payment=Payment.objects.get(pk=x))] for x in (pa, cp, rf)
+    ]
+    assert chains[0] == chains[1] == chains[2] == [pa, cp, rf]

@@ -1,0 +1,333 @@
+"""Staff admin for payments: read-only.
+
+Payments change only through the API and `payments.services` (money moves under the original's
+row lock), so staff may look but not add, change or delete. Card data stops at BIN, last four,
+holder and expiry: the PAN ciphertext and its fingerprint are in no list, form or page.
+
+The "Chain" section shows the original and every operation referencing it, with the original's
+running totals and what may still be captured or refunded, computed as the services check them.
+"""
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from django.contrib import admin
+from django.contrib.admin.utils import flatten_fieldsets
+from django.db.models import Model, Q, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import formats, timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from core import results
+
+from .models import ZERO, Payment, PaymentType
+from .selectors import payment_chain
+
+UNCLASSIFIED = "unclassified"
+
+
+def _family_query(family: str) -> Q:
+    """Codes of one family as `results.family_of` names them: its pattern and none of the
+    patterns before it (the first match wins, and some patterns overlap: 100.370.100 is
+    rejected_risk, though rejected_format_validation's pattern matches it too)."""
+    names = [name for name, _ in results.FAMILIES]
+    patterns = [pattern.pattern for _, pattern in results.FAMILIES]
+    if family == UNCLASSIFIED:
+        return ~Q(result_code__regex="|".join(patterns))
+    index = names.index(family)
+    query = Q(result_code__regex=patterns[index])
+    if index:
+        query &= ~Q(result_code__regex="|".join(patterns[:index]))
+    return query
+
+
+class ResultFamilyFilter(admin.SimpleListFilter):
+    """The result-code families that occur, in the catalogue's order."""
+
+    title = "result family"
+    parameter_name = "family"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        codes = (
+            model_admin.get_queryset(request)
+            .order_by()
+            .values_list("result_code", flat=True)
+            .distinct()
+        )
+        present = {results.family_of(code) for code in codes}
+        names = [name for name, _ in results.FAMILIES] + [UNCLASSIFIED]
+        return [(name, name) for name in names if name in present]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Payment]) -> QuerySet[Payment]:
+        value = self.value()
+        if not value:
+            return queryset
+        if value != UNCLASSIFIED and value not in dict(results.FAMILIES):
+            return queryset.none()
+        return queryset.filter(_family_query(value))
+
+
+def _money(value: Decimal | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _change_url(payment: Payment) -> str:
+    return reverse("admin:payments_payment_change", args=[payment.pk])
+
+
+def _original_of(payment: Payment) -> Payment:
+    """The operation at the top of the chain: a refund of a capture refers to the capture, which
+    refers to the preauthorization."""
+    while payment.referenced is not None:
+        payment = payment.referenced
+    return payment
+
+
+def remaining_capturable(original: Payment) -> tuple[Decimal | None, str]:
+    """What a CP may still take from this original, and why it is nil when it is."""
+    if original.payment_type != PaymentType.PA:
+        return None, "only a preauthorization is captured"
+    if not original.successful:
+        return ZERO, "the preauthorization did not succeed"
+    if original.closed_at is not None:
+        return ZERO, "closed when its validity period elapsed"
+    return max(original.capturable, ZERO), ""
+
+
+def remaining_refundable(original: Payment) -> tuple[Decimal | None, str]:
+    """What RF/PR may still give back: captured less refunded, and for a DB less reversed."""
+    if original.payment_type not in (PaymentType.PA, PaymentType.DB):
+        return None, "only a debit or a captured preauthorization is refunded"
+    if not original.successful:
+        return ZERO, "the original did not succeed"
+    refundable = original.refundable
+    if original.payment_type == PaymentType.DB:
+        refundable -= original.reversed_amount  # a reversal gave part of the debit back
+    return max(refundable, ZERO), ""
+
+
+def _referenced_label(payment: Payment, by_id: dict[str, Payment]) -> str:
+    referenced = by_id.get(payment.referenced_id or "")
+    if referenced is None:
+        return ""
+    return f"{referenced.payment_type} …{referenced.pk[-6:]}"
+
+
+def _figure(value: tuple[Decimal | None, str]) -> SafeString:
+    amount, why = value
+    if not why:
+        return format_html("{}", _money(amount))
+    return format_html('{} <span class="quiet">({})</span>', _money(amount), why)
+
+
+def _pretty_json(value: Any) -> SafeString:
+    return format_html(
+        "<pre>{}</pre>", json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+    )
+
+
+@admin.register(Payment)
+class PaymentAdmin(admin.ModelAdmin):
+    """Payments as stored, for support and investigation; nothing is written from here."""
+
+    list_display = (
+        "id",
+        "created_at",
+        "merchant_display",
+        "payment_type",
+        "amount",
+        "currency",
+        "result_display",
+        "card_display",
+        "merchant_transaction_id",
+    )
+    list_filter = (
+        "payment_type",
+        ResultFamilyFilter,
+        ("merchant", admin.RelatedOnlyFieldListFilter),
+        ("created_at", admin.DateFieldListFilter),
+        "successful",
+    )
+    search_fields = ("=id", "merchant_transaction_id", "=card_last4", "=merchant__merchant_id")
+    list_select_related = ("merchant",)
+    ordering = ("-created_at",)
+    date_hierarchy = "created_at"
+    list_per_page = 50
+    show_full_result_count = False  # a filtered page does not count the whole table as well
+
+    # Never pan_ciphertext or pan_fingerprint.
+    fieldsets = (
+        (
+            "Payment",
+            {
+                "fields": (
+                    "id",
+                    "payment_type",
+                    "merchant",
+                    "terminal",
+                    ("entity", "entity_type"),
+                    "merchant_transaction_id",
+                    "referenced",
+                    ("amount", "currency", "tax_amount"),
+                    "payment_brand",
+                    "descriptor",
+                    "merchant_invoice_id",
+                    "merchant_memo",
+                    "checkout_type",
+                    ("transaction_source", "transaction_category"),
+                    ("risk_score", "risk_decision"),
+                )
+            },
+        ),
+        (
+            "Card",
+            {
+                "fields": (
+                    ("card_bin", "card_last4"),
+                    "card_holder",
+                    ("card_expiry_month", "card_expiry_year"),
+                ),
+                "description": "The full card number is stored only encrypted and never shown.",
+            },
+        ),
+        (
+            "Network answer",
+            {
+                "fields": (
+                    ("result_code", "result_family"),
+                    "result_description",
+                    "successful",
+                    "auth_code",
+                    "acquirer_response",
+                    ("avs_response", "cvv_response", "mac_response"),
+                    ("stan", "retrieval_ref_no", "acquirer_ref_no"),
+                    ("entry_mode", "condition_code"),
+                )
+            },
+        ),
+        (
+            "Totals",
+            {
+                "fields": ("captured_amount", "refunded_amount", "reversed_amount"),
+                "description": "Running totals of the operations referencing this one.",
+            },
+        ),
+        (
+            "Lifecycle",
+            {
+                "fields": (
+                    "created_at",
+                    "validity_period_ms",
+                    "expires_at",
+                    "closed_at",
+                    "request_hash",
+                )
+            },
+        ),
+        ("Data groups", {"fields": ("data_display",)}),
+        ("Response", {"fields": ("response_display",), "classes": ("collapse",)}),
+        ("Chain", {"fields": ("chain",)}),
+    )
+    readonly_fields = flatten_fieldsets(fieldsets)
+
+    # --- columns ---------------------------------------------------------------------------
+
+    @admin.display(description="merchant", ordering="merchant__merchant_id")
+    def merchant_display(self, obj: Payment) -> str:
+        return obj.merchant.merchant_id
+
+    @admin.display(description="result", ordering="result_code")
+    def result_display(self, obj: Payment) -> SafeString:
+        return format_html(
+            '{} <span class="quiet">{}</span>', obj.result_code, results.family_of(obj.result_code)
+        )
+
+    @admin.display(description="card", ordering="card_last4")
+    def card_display(self, obj: Payment) -> str | None:
+        if not (obj.card_bin or obj.card_last4):
+            return None
+        return f"{obj.card_bin}…{obj.card_last4}"
+
+    # --- detail ----------------------------------------------------------------------------
+
+    @admin.display(description="family")
+    def result_family(self, obj: Payment) -> str:
+        return results.family_of(obj.result_code)
+
+    @admin.display(description="data")
+    def data_display(self, obj: Payment) -> SafeString:
+        return _pretty_json(obj.data)
+
+    @admin.display(description="response body")
+    def response_display(self, obj: Payment) -> SafeString:
+        return _pretty_json(obj.response_body)
+
+    @admin.display(description="operations")
+    def chain(self, obj: Payment) -> SafeString:
+        original = _original_of(obj)
+        operations = payment_chain(payment=original)
+        by_id = {op.pk: op for op in operations}
+        rows = format_html_join(
+            "",
+            '<tr><td>{}</td><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td>'
+            "<td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    op.payment_type,
+                    _change_url(op),
+                    op.pk,
+                    _referenced_label(op, by_id),
+                    _money(op.amount),
+                    op.currency,
+                    format_html(
+                        '{} <span class="quiet">{}</span>',
+                        op.result_code,
+                        results.family_of(op.result_code),
+                    ),
+                    formats.date_format(timezone.localtime(op.created_at), "Y-m-d H:i:s"),
+                    "this payment" if op.pk == obj.pk else "",
+                )
+                for op in operations
+            ),
+        )
+        summary = format_html(
+            '<table class="payment-totals">'
+            "<caption>Original {} {}</caption>"
+            "<tr><th>Amount</th><td>{} {}</td></tr>"
+            "<tr><th>Captured</th><td>{}</td></tr>"
+            "<tr><th>Refunded</th><td>{}</td></tr>"
+            "<tr><th>Reversed</th><td>{}</td></tr>"
+            "<tr><th>Remaining capturable</th><td>{}</td></tr>"
+            "<tr><th>Remaining refundable</th><td>{}</td></tr>"
+            "</table>",
+            original.payment_type,
+            original.pk,
+            _money(original.amount),
+            original.currency,
+            _money(original.captured_amount),
+            _money(original.refunded_amount),
+            _money(original.reversed_amount),
+            _figure(remaining_capturable(original)),
+            _figure(remaining_refundable(original)),
+        )
+        return format_html(
+            '<table class="payment-chain"><thead><tr><th>type</th><th>id</th><th>references</th>'
+            "<th>amount</th><th>currency</th><th>result</th><th>created</th><th></th></tr>"
+            "</thead><tbody>{}</tbody></table>{}",
+            rows,
+            summary,
+        )
+
+    # --- read-only ---------------------------------------------------------------------------
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
