@@ -66,7 +66,11 @@ class Table:
     def __post_init__(self) -> None:
         self.by_name = {f.name: f for f in self.fields}
         self._exact = {f.name: f for f in self.fields if "[" not in f.name}
-        self._patterns = [(_pattern(f.name), f) for f in self.fields if "[" in f.name]
+        # Literal bracket keys (customParameters[ReqAuthMethod]) before indexes, indexes before
+        # open maps (customParameters[*]): the most specific row names a field.
+        bracketed = [f for f in self.fields if "[" in f.name]
+        bracketed.sort(key=lambda f: ("[*]" in f.name, "[n]" in f.name))
+        self._patterns = [(_pattern(f.name), f) for f in bracketed]
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.fields)
@@ -216,11 +220,9 @@ class Table:
 
 def _canonical(pattern: str, name: str) -> str:
     """The name with map keys and indexes in brackets (`customParameters[X]`)."""
-    if "[*]" not in pattern:
-        return name
     parts = split_name(name)
     for depth, part in enumerate(split_name(pattern)):
-        if part in ("[*]", "[n]") and not parts[depth].startswith("["):
+        if part.startswith("[") and not parts[depth].startswith("["):
             parts[depth] = f"[{parts[depth]}]"
     return join_name(parts)
 
@@ -233,6 +235,9 @@ def _pattern(name: str) -> re.Pattern[str]:
         elif part == "[*]":
             # customParameters[X] nests to the same data as customParameters.X; both match.
             out += r"(?:\[[^\]]+\]|\.[^.\[\]]+)"
+        elif part.startswith("["):
+            key = re.escape(part[1:-1])
+            out += rf"(?:\[{key}\]|\.{key})"
         else:
             out += ("\\." if out else "") + re.escape(part)
     return re.compile(out)

@@ -99,3 +99,19 @@ def test_map_key_is_validated():
 def test_blank_optional_value_and_bad_choice():
     assert validate({"amount": "1.00", "kind": ""})["kind"] == ""
     assert errors({"amount": "1.00", "kind": "C"}) == {"kind": "must be one of A, B"}
+
+
+def test_a_literal_map_key_row_wins_over_the_open_map():
+    table = Table(
+        [
+            F("customParameters[*]", AN(20, min=0)),
+            F("customParameters[ReqAuthMethod]", Choice(("01", "02"))),
+        ]
+    )
+    assert table.validate({"customParameters": {"ReqAuthMethod": "01", "x_y_z": "free"}}) == {
+        "customParameters[ReqAuthMethod]": "01",
+        "customParameters[x_y_z]": "free",
+    }
+    with pytest.raises(ParameterError) as info:
+        table.validate(unflatten([("customParameters[ReqAuthMethod]", ["07"])]))
+    assert info.value.errors[0][0] == "customParameters[ReqAuthMethod]"
