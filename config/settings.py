@@ -185,6 +185,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "payments.close_expired_preauthorizations",
         "schedule": 60.0,
     },
+    "expire-threeds-authentications": {
+        "task": "payments.expire_threeds_authentications",
+        "schedule": 60.0,
+    },
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Keep Django's LOGGING (with the ndc filter) in the worker instead of Celery's own handler.

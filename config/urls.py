@@ -13,6 +13,7 @@ urlpatterns = [
     path("pay/v3/", include("merchants.urls")),
     path("pay/v3/", include("terminals.urls")),
     path("", include("payments.urls")),
+    path("", include("payments.threeds.urls")),
 ]
 
 handler404 = "core.views.not_found"

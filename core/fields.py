@@ -5,10 +5,12 @@ act on), how to describe itself (for errors and docs), and a valid and some inva
 the tests of every field's format are generated from the same tables that build the serializers.
 """
 
+import base64
+import binascii
 import ipaddress
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
@@ -475,3 +477,132 @@ class Percent(FieldType):
 
     def invalid(self) -> list[str]:
         return ["100.01", "101", "-1", "1." + "5" * (self.places + 1), "1,5", "abc"]
+
+
+# --- Types of the 3-D Secure 2 data ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LocalUrl(Url):
+    """A `Url` that also accepts the host `localhost`: for URLs only the shopper's browser opens
+    (shopperResultUrl is a form target), where a shop on a developer's machine or a test server
+    on loopback is a real case. IP addresses (127.0.0.1, [::1]) are accepted by `Url` already."""
+
+    def parse(self, text: str) -> str:
+        try:
+            return super().parse(text)
+        except ValueError:
+            if not self._is_localhost(text):
+                raise
+        return text
+
+    def _is_localhost(self, text: str) -> bool:
+        if len(text) > self.max or re.search(r"\s", text) or _CONTROL.search(text):
+            return False
+        try:
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            return False
+        return parts.scheme.lower() in self.schemes and (parts.hostname or "") == "localhost"
+
+    def describe(self) -> str:
+        return super().describe() + " (localhost allowed)"
+
+    def valid(self) -> str:
+        return "https://shop.example.com/checkout/result"
+
+    def invalid(self) -> list[str]:
+        return [*super().invalid(), "http://localhost:99999/x", "http://localhostx/"]
+
+
+_TIMESTAMP_FORMATS = {"YYYYMMDDHHMM": ("%Y%m%d%H%M", r"\d{12}")}
+
+
+@dataclass(frozen=True)
+class UtcTimestamp(FieldType):
+    """A UTC date and time to the minute in the given spec format (YYYYMMDDHHMM); years
+    1900..2099. Parsed to an aware datetime in UTC."""
+
+    fmt: str = "YYYYMMDDHHMM"
+
+    def parse(self, text: str) -> datetime:
+        strftime, shape = _TIMESTAMP_FORMATS[self.fmt]
+        if not re.fullmatch(shape, text):
+            raise self.error()
+        try:
+            value = datetime.strptime(text, strftime).replace(tzinfo=UTC)
+        except ValueError:
+            raise self.error() from None
+        if not 1900 <= value.year <= 2099:
+            raise self.error()
+        return value
+
+    def format(self, value: datetime) -> str:
+        """The value as sent (the inverse of `parse`)."""
+        return value.astimezone(UTC).strftime(_TIMESTAMP_FORMATS[self.fmt][0])
+
+    def describe(self) -> str:
+        return f"a UTC date and time {self.fmt}"
+
+    def valid(self) -> str:
+        return "202401311230"
+
+    def invalid(self) -> list[str]:
+        return [
+            "202401311260",
+            "202401312430",
+            "202402301230",
+            "20240131",
+            "2024-01-31 12:30",
+            "180001311230",
+        ]
+
+
+@dataclass(frozen=True)
+class Base64(FieldType):
+    """Standard base64 (RFC 4648 alphabet, padded) of `min`..`max` characters that decodes to at
+    least one byte; kept as sent."""
+
+    max: int
+    min: int = 1
+    example: str = "AAABBEg0VhI0VniQEjRWAAAAAAA="
+
+    def parse(self, text: str) -> str:
+        if not self.min <= len(text) <= self.max:
+            raise self.error()
+        try:
+            decoded = base64.b64decode(text, validate=True)
+        except binascii.Error:
+            raise self.error() from None
+        if not decoded:
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return f"base64 of {_length(self.min, self.max, 'characters')}"
+
+    def valid(self) -> str:
+        return self.example
+
+    def invalid(self) -> list[str]:
+        return ["not base64!", "AAA", "A===", "AAAB-_A=", "AAAA" * (self.max // 4 + 1)]
+
+
+@dataclass(frozen=True)
+class CurrencyNumeric(FieldType):
+    """ISO 4217 numeric code: three digits naming a currency (from pycountry)."""
+
+    def parse(self, text: str) -> str:
+        if not re.fullmatch(r"\d{3}", text) or pycountry.currencies.get(numeric=text) is None:
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return "N3: an ISO 4217 numeric currency code (e.g. 978 for EUR)"
+
+    def valid(self) -> str:
+        return "978"
+
+    def invalid(self) -> list[str]:
+        return ["EUR", "97", "9780", "000"]

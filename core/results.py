@@ -156,6 +156,19 @@ POS_REFUND_NEEDS_POS_PURCHASE = _r(
     "700.400.530", "a POS refund (PR) needs a successful POS purchase (DB through a terminal)"
 )
 
+# --- 3-D Secure -----------------------------------------------------------------------------
+THREEDS_PENDING = _r(
+    "000.200.000", "transaction pending: send the shopper to redirect.url for 3-D Secure"
+)
+THREEDS_FAILED = _r("100.380.401", "User Authentication Failed (3-D Secure)")
+THREEDS_CANCELLED = _r("100.396.101", "Cancelled by user (3-D Secure)")
+THREEDS_EXPIRED = _r(
+    "100.396.103", "3-D Secure authentication expired: the shopper did not complete it in time"
+)
+THREEDS_MERCHANT_NOT_ENROLLED = _r(
+    "800.121.300", "3-D Secure requested but the merchant is not enrolled (merchant/3dsenroll)"
+)
+
 # --- idempotency -------------------------------------------------------------------------------
 DUPLICATE_TRANSACTION = _r(
     "800.110.100",

@@ -30,7 +30,7 @@ from .forms import (
     MerchantStatusForm,
     ThreeDSDeleteForm,
 )
-from .models import Entity, Merchant, MerchantStatusChange, ThreeDSEnrolmentEvent
+from .models import Entity, Merchant, MerchantStatusChange, ThreeDSEnrolmentEvent, ThreeDSMode
 
 TOKEN_FIELDS = ("token_hash", "token_ciphertext")
 
@@ -265,6 +265,7 @@ STATUS_FIELDS = (
     "status",
     "security_status",
     "threeds_status",
+    "threeds_mode",
     "threeds_enrolled_at",
     "threeds_deleted_at",
     "threeds_delete_reason",
@@ -291,6 +292,7 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
         "country",
         "mmcc",
         "threeds_status",
+        "threeds_mode",
         ("participator", admin.RelatedOnlyFieldListFilter),
     )
     search_fields = ("merchant_id", "name", "business", "entity__entity_id")
@@ -298,7 +300,14 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
     ordering = ("merchant_id",)
     date_hierarchy = "created_at"
     list_per_page = 50
-    actions = ("set_status", "threeds_enrol", "threeds_delete", "rotate_merchant_token")
+    actions = (
+        "set_status",
+        "threeds_enrol",
+        "threeds_delete",
+        "threeds_make_mandatory",
+        "threeds_make_optional",
+        "rotate_merchant_token",
+    )
 
     add_fieldsets = (
         (
@@ -483,3 +492,17 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
                 f"merchant {merchant.merchant_id} (entityId {merchant.entity.entity_id})",
                 token,
             )
+
+    @admin.action(description="Make 3-D Secure mandatory", permissions=["change"])
+    def threeds_make_mandatory(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
+        for merchant in queryset:
+            services.merchant_set_threeds_mode(merchant=merchant, mode=ThreeDSMode.MANDATORY)
+        messages.success(
+            request, f"3-D Secure is now mandatory for {queryset.count()} merchant(s)."
+        )
+
+    @admin.action(description="Make 3-D Secure optional", permissions=["change"])
+    def threeds_make_optional(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
+        for merchant in queryset:
+            services.merchant_set_threeds_mode(merchant=merchant, mode=ThreeDSMode.OPTIONAL)
+        messages.success(request, f"3-D Secure is now optional for {queryset.count()} merchant(s).")

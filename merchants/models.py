@@ -90,6 +90,13 @@ class ThreeDSDeleteReason(models.TextChoices):
     OTHER = "Other"
 
 
+class ThreeDSMode(models.TextChoices):
+    """Whether the merchant's payments must go through 3-D Secure."""
+
+    OPTIONAL = "OPTIONAL", "Optional: when the request asks (threeDSecure.indicator)"
+    MANDATORY = "MANDATORY", "Mandatory: every card payment (the indicator is ignored)"
+
+
 class Merchant(models.Model):
     merchant_id = models.CharField("merchant.id", max_length=15, unique=True, editable=False)
     entity = models.OneToOneField(Entity, on_delete=models.PROTECT, related_name="merchant")
@@ -139,6 +146,12 @@ class Merchant(models.Model):
         max_length=12,
         choices=ThreeDSStatus.choices,
         default=ThreeDSStatus.NOT_ENROLLED,
+    )
+    threeds_mode = models.CharField(
+        "3DS authentication",
+        max_length=10,
+        choices=ThreeDSMode.choices,
+        default=ThreeDSMode.OPTIONAL,
     )
     threeds_enrolled_at = models.DateTimeField(null=True, blank=True)
     threeds_deleted_at = models.DateTimeField(null=True, blank=True)

@@ -199,6 +199,15 @@ def merchant_set_status(
 
 
 @transaction.atomic
+def merchant_set_threeds_mode(*, merchant: Merchant, mode: str) -> Merchant:
+    """OPTIONAL: 3-D Secure when a payment asks for it; MANDATORY: every PA and DB."""
+    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    locked.threeds_mode = mode
+    locked.save(update_fields=["threeds_mode", "updated_at"])
+    return locked
+
+
+@transaction.atomic
 def merchant_3ds_enrol(*, merchant: Merchant, changed_by: str) -> Merchant:
     """Enrol in the network's 3DS2 programme; 700.500.200 when already enrolled."""
     locked = Merchant.objects.select_for_update().get(pk=merchant.pk)

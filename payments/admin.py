@@ -23,7 +23,7 @@ from django.utils.safestring import SafeString
 
 from core import results
 
-from .models import ZERO, Payment, PaymentType
+from .models import ZERO, Payment, PaymentType, ThreeDSAuthentication
 from .selectors import payment_chain
 
 UNCLASSIFIED = "unclassified"
@@ -330,4 +330,42 @@ class PaymentAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
+@admin.register(ThreeDSAuthentication)
+class ThreeDSAuthenticationAdmin(admin.ModelAdmin):
+    """3-D Secure authentications, read-only: where each shopper stands in the flow."""
+
+    list_display = (
+        "id",
+        "payment",
+        "state",
+        "flow",
+        "version",
+        "trans_status",
+        "eci",
+        "amount",
+        "currency",
+        "created_at",
+        "completed_at",
+    )
+    list_filter = ("state", "flow", "version", "trans_status")
+    search_fields = ("=id", "=payment__id", "payment__merchant_transaction_id")
+    list_select_related = ("payment",)
+    date_hierarchy = "created_at"
+    ordering = ("-created_at",)
+    exclude = ("nonce",)
+    list_per_page = 50
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [f.name for f in self.model._meta.fields if f.name != "nonce"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -167,3 +167,6 @@ class Payment(models.Model):
     @property
     def refundable(self) -> Decimal:
         return self.captured_amount - self.refunded_amount
+
+
+from .threeds.models import FINAL_STATES, ThreeDSAuthentication, ThreeDSState  # noqa: E402, F401

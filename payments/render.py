@@ -7,7 +7,7 @@ from core.envelope import envelope
 from core.results import Result
 
 
-def payment_body(payment: Any, *, inquiry: bool = False) -> dict[str, Any]:
+def payment_body(payment: Any, *, inquiry: bool = False, base_url: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {
         "paymentType": payment.payment_type,
         "paymentBrand": payment.payment_brand or None,
@@ -36,6 +36,7 @@ def payment_body(payment: Any, *, inquiry: bool = False) -> dict[str, Any]:
     for name, value in payment.data.items():
         if name.startswith("customParameters["):
             flat[name] = value
+    flat.update(_threeds(payment, base_url))
     if inquiry:
         flat["merchantTransactionId"] = payment.merchant_transaction_id
         flat["merchantMemo"] = payment.merchant_memo or None
@@ -51,3 +52,45 @@ def payment_body(payment: Any, *, inquiry: bool = False) -> dict[str, Any]:
     }
     result = Result(payment.result_code, payment.result_description)
     return envelope(result, id=payment.id, data=flat, **extra_result)
+
+
+def _threeds(payment: Any, base_url: str) -> dict[str, Any]:
+    """The redirect of a pending 3-D Secure payment, or the threeDSecure block of a final one
+    (built-in authentication, or the pre-authenticated data of indicator=third)."""
+    from .models import ThreeDSAuthentication
+
+    try:
+        auth = payment.threeds
+    except ThreeDSAuthentication.DoesNotExist:
+        auth = None
+    if auth is None:
+        if payment.data.get("threeDSecure.indicator") != "third":
+            return {}
+        return {
+            f"threeDSecure.{k}": payment.data.get(f"threeDSecure.{k}")
+            for k in ("eci", "verificationId", "dsTransactionId", "authenticationStatus")
+        }
+    if not auth.is_final:
+        parameters = [{"name": "threeDSSessionData", "value": auth.id}]
+        if auth.method_required:
+            parameters.append(
+                {
+                    "name": "threeDSMethodURL",
+                    "value": f"{base_url.rstrip('/')}/threeds/acs/{auth.id}/method",
+                }
+            )
+        return {
+            "redirect.url": f"{base_url.rstrip('/')}/threeds/{auth.id}/start",
+            "redirect.method": "POST",
+            "redirect.parameters": parameters,
+        }
+    if not auth.trans_status:
+        return {"threeDSecure.version": auth.version}
+    return {
+        "threeDSecure.eci": auth.eci,
+        "threeDSecure.verificationId": auth.authentication_value or None,
+        "threeDSecure.version": auth.version,
+        "threeDSecure.dsTransactionId": auth.ds_transaction_id,
+        "threeDSecure.acsTransactionId": auth.acs_transaction_id,
+        "threeDSecure.authenticationStatus": auth.trans_status,
+    }

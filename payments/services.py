@@ -36,12 +36,28 @@ CARD_PRESENT_TYPES = frozenset({"PO", "PM"})
 
 @dataclass(frozen=True)
 class Caller:
-    """Who pays: the acting entity, its type, the merchant and (POS) the terminal."""
+    """Who pays: the acting entity, its type, the merchant and (POS) the terminal; base_url is
+    where this platform is reached (for 3-D Secure redirects)."""
 
     entity: Entity
     entity_type: str
     merchant: Merchant
     terminal: Terminal | None
+    base_url: str = ""
+
+
+THREEDS_TYPES = frozenset({PaymentType.PA, PaymentType.DB})
+
+
+def threeds_requested(merchant: Merchant, flat: Mapping[str, Any]) -> bool:
+    """Whether this payment goes through the built-in 3-D Secure 2 flow: a PA or DB with
+    threeDSecure.indicator force or true, or any PA or DB of a merchant whose 3DS is mandatory
+    (the indicator is then ignored). `third` (pre-authenticated) is not a flow of ours."""
+    if flat.get("paymentType") not in THREEDS_TYPES:
+        return False
+    if merchant.threeds_mode == "MANDATORY":
+        return True
+    return flat.get("threeDSecure.indicator") in ("force", "true")
 
 
 @dataclass(frozen=True)
@@ -100,19 +116,31 @@ def _initial(caller: Caller, flat: Mapping[str, Any], request_hash: str) -> Paym
     if payment.validity_period_ms:
         payment.expires_at = timezone.now() + timedelta(milliseconds=payment.validity_period_ms)
 
+    three_ds = threeds_requested(caller.merchant, flat)
     refusal = _merchant_refusal(caller)
     if refusal is None and cards.expired(
         payment.card_expiry_month, payment.card_expiry_year, timezone.now().date()
     ):
         refusal = results.CARD_EXPIRED
+    if refusal is None and three_ds and caller.merchant.threeds_status != "ENROLLED":
+        refusal = results.THREEDS_MERCHANT_NOT_ENROLLED
     if refusal is None:
-        assessment = risk.assess(flat)
+        # indicator=force: through the risk system, then 3DS (INTERNAL when none is named).
+        forced = flat.get("threeDSecure.indicator") == "force" and not flat.get("risk.systemID")
+        assessment = risk.assess({**flat, "risk.systemID": "INTERNAL"} if forced else flat)
         if assessment is not None:
             payment.risk_score, payment.risk_decision = assessment.score, assessment.decision
             if assessment.decision == risk.DECLINE:
                 refusal = results.RISK_DECLINED
     if refusal is not None:
-        return _finish(payment, NetworkAnswer(refusal), flat)
+        return finish_payment(payment, NetworkAnswer(refusal))
+    if three_ds:
+        from .threeds.services import threeds_start
+
+        threeds_start(payment=payment, flat=flat, pan=pan)
+        return finish_payment(
+            payment, NetworkAnswer(results.THREEDS_PENDING), base_url=caller.base_url
+        )
 
     answer = get_connector().authorize(
         AuthRequest(
@@ -132,7 +160,7 @@ def _initial(caller: Caller, flat: Mapping[str, Any], request_hash: str) -> Paym
     )
     if answer.approved and payment.payment_type == PaymentType.DB:
         payment.captured_amount = payment.amount or ZERO
-    return _finish(payment, answer, flat)
+    return finish_payment(payment, answer)
 
 
 def _entry_and_condition(caller: Caller, flat: Mapping[str, Any]) -> tuple[str, str]:
@@ -175,7 +203,7 @@ def _referenced(
 
     refusal = _merchant_refusal(caller) or _workflow_refusal(caller, payment, original)
     if refusal is not None:
-        return _finish(payment, NetworkAnswer(refusal), flat)
+        return finish_payment(payment, NetworkAnswer(refusal))
     answer = get_connector().follow_up(
         ReferenceRequest(
             payment_type=payment.payment_type,
@@ -187,7 +215,7 @@ def _referenced(
     )
     if answer.approved:
         _apply_to_totals(payment, original)
-    return _finish(payment, answer, flat)
+    return finish_payment(payment, answer)
 
 
 def _lock_original(merchant: Merchant, original_id: str) -> Payment:
@@ -337,7 +365,8 @@ def _new_payment(caller: Caller, flat: Mapping[str, Any], request_hash: str) -> 
     return payment
 
 
-def _finish(payment: Payment, answer: NetworkAnswer, flat: Mapping[str, Any]) -> Payment:
+def finish_payment(payment: Payment, answer: NetworkAnswer, *, base_url: str = "") -> Payment:
+    """Record the network's (or a refusal's) answer on the payment and store the response."""
     payment.result_code = answer.result.code
     payment.result_description = answer.extended_description or answer.result.description
     payment.successful = answer.approved
@@ -352,7 +381,7 @@ def _finish(payment: Payment, answer: NetworkAnswer, flat: Mapping[str, Any]) ->
         "acquirer_ref_no",
     ):
         setattr(payment, name, getattr(answer, name))
-    payment.response_body = payment_body(payment)
+    payment.response_body = payment_body(payment, base_url=base_url)
     payment.save()
     return payment
 

@@ -9,3 +9,11 @@ from . import services
 def close_expired_preauthorizations() -> int:
     """Beat, every minute: close PAs whose validityPeriod has elapsed."""
     return services.payment_close_expired()
+
+
+@shared_task(name="payments.expire_threeds_authentications")
+def expire_threeds_authentications() -> int:
+    """Beat, every minute: end 3-D Secure authentications nobody completed in time."""
+    from .threeds.services import threeds_expire
+
+    return threeds_expire()

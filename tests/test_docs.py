@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from core.results import SUCCESS
+from core.results import PENDING, SUCCESS
 from tests.curl import curl_commands, run_all
 
 API_MD = Path(__file__).resolve().parent.parent / "docs" / "api.md"
@@ -16,6 +16,7 @@ API_MD = Path(__file__).resolve().parent.parent / "docs" / "api.md"
 def test_every_curl_in_api_md_succeeds(client):
     out = StringIO()
     call_command("seed_demo", stdout=out)
+
     seed = out.getvalue()
     variables = {
         "BASE": "http://127.0.0.1:8000",
@@ -26,4 +27,5 @@ def test_every_curl_in_api_md_succeeds(client):
     assert len(commands) >= 20
     for command, response in run_all(client, commands, variables):
         assert response.status_code == 200, (command, response.json())
-        assert SUCCESS.match(response.json()["result"]["code"]), (command, response.json())
+        result = response.json()["result"]["code"]
+        assert SUCCESS.match(result) or PENDING.match(result), (command, response.json())

@@ -16,6 +16,7 @@ from core.spec import CONDITIONAL, MANDATORY, OPTIONAL, F, Table
 
 from ..cards import BRANDS
 from ..models import PaymentType, TransactionSource
+from ..threeds.fields import THREEDS_FIELDS, THREEDS_RULES
 from .groups import GROUP_FIELDS, GROUP_LIMITS, GROUP_RULES
 
 M, OPT, C = MANDATORY, OPTIONAL, CONDITIONAL
@@ -134,8 +135,8 @@ def brand_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
 
 
 PAYMENT = Table(
-    [*PAYMENT_FIELDS, *GROUP_FIELDS],
-    rules=[type_rules, brand_rule, *GROUP_RULES],
+    [*PAYMENT_FIELDS, *GROUP_FIELDS, *THREEDS_FIELDS],
+    rules=[type_rules, brand_rule, *GROUP_RULES, *THREEDS_RULES],
     limits=GROUP_LIMITS,
 )
 

@@ -11,6 +11,7 @@ from core.build import build_number
 from core.context import get_ndc
 from core.envelope import timestamp
 from core.errors import ParameterError
+from core.nesting import lookup
 from core.parsers import nest_query
 from merchants import selectors as merchant_selectors
 from merchants.auth import Principal
@@ -19,6 +20,7 @@ from terminals import selectors as terminal_selectors
 from .. import cards, selectors, services
 from ..models import REFERENCED_TYPES
 from ..render import payment_body
+from ..threeds import issuer
 from .serializers import PAYMENT, PAYMENT_INQUIRY
 
 
@@ -31,7 +33,7 @@ def request_hash(flat: dict[str, Any]) -> str:
     return idempotency.fingerprint(safe)
 
 
-def caller_for(principal: Principal, flat: dict[str, Any]) -> services.Caller:
+def caller_for(principal: Principal, flat: dict[str, Any], base_url: str = "") -> services.Caller:
     merchant = merchant_selectors.merchant_get(
         entity=principal.entity, merchant_id=flat["merchant.id"]
     )
@@ -49,7 +51,7 @@ def caller_for(principal: Principal, flat: dict[str, Any]) -> services.Caller:
                 )
             ]
         )
-    return services.Caller(principal.entity, principal.entity_type, merchant, terminal)
+    return services.Caller(principal.entity, principal.entity_type, merchant, terminal, base_url)
 
 
 class PaymentsView(APIView):
@@ -71,7 +73,14 @@ class PaymentsView(APIView):
                 [("paymentType", kind, "this path takes " + ", ".join(sorted(self.only_types)))]
             )
         original_id = self._original_id(flat, payment_id)
-        caller = caller_for(request.user, flat)  # type: ignore[arg-type]
+        caller = caller_for(request.user, flat, request.build_absolute_uri("/"))  # type: ignore[arg-type]
+        if services.threeds_requested(caller.merchant, flat):
+            from ..threeds.fields import threeds_v2_problems
+
+            version = issuer.version_for(flat["card.number"])
+            problems = threeds_v2_problems(flat, version=version)
+            if problems:
+                raise ParameterError([(name, lookup(data, name), msg) for name, msg in problems])
         outcome = services.payment_submit(
             caller=caller, flat=flat, request_hash=request_hash(flat), original_id=original_id
         )
@@ -120,7 +129,9 @@ class PaymentsView(APIView):
             payment_id=payment_id,
             merchant_transaction_id=flat.get("merchantTransactionId"),
         )
-        return Response(payment_body(payment, inquiry=True))
+        return Response(
+            payment_body(payment, inquiry=True, base_url=request.build_absolute_uri("/"))
+        )
 
 
 class ReversalView(PaymentsView):

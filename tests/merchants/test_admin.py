@@ -532,3 +532,17 @@ def test_nothing_can_be_deleted(admin_client, merchant):
     delete = reverse("admin:merchants_merchant_delete", args=[merchant.pk])
     assert admin_client.post(delete, {"post": "yes"}).status_code == 403
     assert Merchant.objects.filter(pk=merchant.pk).exists()
+
+
+def test_threeds_mode_actions(admin_client, merchant):
+    changelist = reverse("admin:merchants_merchant_changelist")
+    admin_client.post(
+        changelist, {"action": "threeds_make_mandatory", "_selected_action": [merchant.pk]}
+    )
+    merchant.refresh_from_db()
+    assert merchant.threeds_mode == "MANDATORY"
+    admin_client.post(
+        changelist, {"action": "threeds_make_optional", "_selected_action": [merchant.pk]}
+    )
+    merchant.refresh_from_db()
+    assert merchant.threeds_mode == "OPTIONAL"

@@ -11,8 +11,13 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
-from merchants.models import Entity, EntityType, Merchant, PortalUser
-from merchants.services import entity_create, entity_rotate_token, merchant_create
+from merchants.models import Entity, EntityType, Merchant, PortalUser, ThreeDSStatus
+from merchants.services import (
+    entity_create,
+    entity_rotate_token,
+    merchant_3ds_enrol,
+    merchant_create,
+)
 from terminals.models import Terminal
 from terminals.services import terminal_create
 
@@ -66,6 +71,9 @@ class Command(BaseCommand):
             )
         else:
             merchant_token = entity_rotate_token(entity=merchant.entity)
+
+        if merchant.threeds_status != ThreeDSStatus.ENROLLED:
+            merchant_3ds_enrol(merchant=merchant, changed_by="seed_demo")
 
         if not Terminal.objects.filter(terminal_id=TERMINAL_ID).exists():
             terminal_create(

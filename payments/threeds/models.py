@@ -1,0 +1,87 @@
+"""3-D Secure 2 authentications of payments (the built-in 3DS server and ACS simulator).
+
+One row per payment that goes through the challenge or frictionless flow. The browser reaches it
+only through its unguessable id and, for the challenge form, a per-authentication nonce; a final
+state is never left, so the same challenge cannot be completed twice.
+"""
+
+import secrets
+
+from django.db import models
+
+from core.envelope import new_id
+
+
+def _nonce() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class ThreeDSState(models.TextChoices):
+    """Where an authentication stands."""
+
+    PENDING = "PENDING", "Pending: the shopper has not reached the 3DS page yet"
+    CHALLENGE = "CHALLENGE", "Challenge shown: waiting for the one-time password"
+    AUTHENTICATED = "AUTHENTICATED", "Authenticated (transStatus Y)"
+    ATTEMPTED = "ATTEMPTED", "Attempted: issuer not participating (transStatus A)"
+    FAILED = "FAILED", "Failed: not authenticated (transStatus N)"
+    CANCELLED = "CANCELLED", "Cancelled by the shopper"
+    EXPIRED = "EXPIRED", "Expired: never completed"
+
+
+FINAL_STATES = frozenset(
+    {
+        ThreeDSState.AUTHENTICATED,
+        ThreeDSState.ATTEMPTED,
+        ThreeDSState.FAILED,
+        ThreeDSState.CANCELLED,
+        ThreeDSState.EXPIRED,
+    }
+)
+
+
+class ThreeDSAuthentication(models.Model):
+    id = models.CharField(primary_key=True, max_length=32, default=new_id, editable=False)
+    payment = models.OneToOneField(
+        "payments.Payment", on_delete=models.CASCADE, related_name="threeds"
+    )
+    state = models.CharField(
+        max_length=16, choices=ThreeDSState.choices, default=ThreeDSState.PENDING
+    )
+    flow = models.CharField(
+        max_length=12, help_text="FRICTIONLESS or CHALLENGE (issuer's decision)"
+    )
+    issuer_result = models.CharField(
+        max_length=1, help_text="transStatus the issuer will give: Y, A, N"
+    )
+    method_required = models.BooleanField(default=False)
+    method_completed = models.BooleanField(default=False)
+    version = models.CharField(max_length=8)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    challenge_indicator = models.CharField(max_length=2, default="01")
+    challenge_window = models.CharField(max_length=2, default="05")
+    shopper_result_url = models.URLField(max_length=2048)
+    browser = models.JSONField(default=dict, blank=True)
+    cardholder_history = models.JSONField(default=dict, blank=True)
+    nonce = models.CharField(max_length=64, default=_nonce, editable=False)
+    otp_attempts = models.PositiveSmallIntegerField(default=0)
+
+    trans_status = models.CharField(max_length=1, blank=True)
+    eci = models.CharField(max_length=2, blank=True)
+    authentication_value = models.CharField("verificationId (CAVV)", max_length=64, blank=True)
+    ds_transaction_id = models.CharField(max_length=36, blank=True)
+    acs_transaction_id = models.CharField(max_length=36, blank=True)
+
+    expires_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["state", "expires_at"])]
+
+    def __str__(self) -> str:
+        return f"3DS {self.id} {self.state}"
+
+    @property
+    def is_final(self) -> bool:
+        return self.state in FINAL_STATES

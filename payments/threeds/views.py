@@ -1,0 +1,159 @@
+"""The browser side of 3-D Secure: the 3DS server page at redirect.url and the simulated ACS.
+
+These pages are reached by cross-site form posts (the merchant's page posts to redirect.url, the
+ACS pages run in frames), so Django's CSRF cookie cannot protect them; the unguessable
+authentication id and, on the challenge form, a per-authentication nonce do. A finished
+authentication only ever shows its result again.
+"""
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from ..models import ThreeDSAuthentication, ThreeDSState
+from . import issuer
+from .services import AlreadyComplete, threeds_complete
+
+WINDOW_SIZES = {
+    "01": (250, 400),
+    "02": (390, 400),
+    "03": (500, 600),
+    "04": (600, 400),
+    "05": (None, None),
+}
+
+
+def _auth(auth_id: str) -> ThreeDSAuthentication:
+    return get_object_or_404(ThreeDSAuthentication.objects.select_related("payment"), pk=auth_id)
+
+
+def _result_page(request: HttpRequest, auth: ThreeDSAuthentication) -> HttpResponse:
+    """Send the shopper's browser to shopperResultUrl with an auto-submitted POST form."""
+    payment = auth.payment
+    return render(
+        request,
+        "threeds/result.html",
+        {
+            "action": auth.shopper_result_url,
+            "payment_id": payment.pk,
+            "resource_path": f"/pay/v3/payments/{payment.pk}",
+            "auth": auth,
+        },
+    )
+
+
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def start(request: HttpRequest, auth_id: str) -> HttpResponse:
+    """redirect.url: run the method step in a hidden iframe when the issuer asked for it, then
+    continue to the frictionless result or the challenge."""
+    auth = _auth(auth_id)
+    if auth.is_final:
+        return _result_page(request, auth)
+    if auth.method_required and not auth.method_completed:
+        return render(request, "threeds/method.html", {"auth": auth})
+    return proceed(request, auth_id)
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def acs_method(request: HttpRequest, auth_id: str) -> HttpResponse:
+    """The ACS's 3DS method URL (in the hidden iframe): fingerprint the browser, notify the
+    parent page."""
+    ThreeDSAuthentication.objects.filter(pk=auth_id).update(method_completed=True)
+    return render(request, "threeds/method_done.html", {"auth_id": auth_id})
+
+
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def proceed(request: HttpRequest, auth_id: str) -> HttpResponse:
+    auth = _auth(auth_id)
+    if auth.is_final:
+        return _result_page(request, auth)
+    if auth.flow == issuer.FRICTIONLESS:
+        try:
+            auth = threeds_complete(auth_id=auth.pk, outcome=auth.issuer_result)
+        except AlreadyComplete:
+            auth = _auth(auth_id)
+        return _result_page(request, auth)
+    if auth.state != ThreeDSState.CHALLENGE:
+        ThreeDSAuthentication.objects.filter(pk=auth.pk, state=ThreeDSState.PENDING).update(
+            state=ThreeDSState.CHALLENGE
+        )
+    return _challenge_page(request, auth)
+
+
+def _challenge_page(
+    request: HttpRequest, auth: ThreeDSAuthentication, error: str = "", status: int = 200
+) -> HttpResponse:
+    width, height = WINDOW_SIZES.get(auth.challenge_window, (None, None))
+    payment = auth.payment
+    return render(
+        request,
+        "threeds/challenge.html",
+        {
+            "auth": auth,
+            "error": error,
+            "width": width,
+            "height": height,
+            "attempts_left": issuer.MAX_OTP_ATTEMPTS - auth.otp_attempts,
+            "merchant": payment.merchant.business,
+            "amount": auth.amount,
+            "currency": auth.currency,
+            "card": f"•••• {payment.card_last4}",
+            "otp_hint": issuer.OTP,
+        },
+        status=status,
+    )
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def acs_challenge(request: HttpRequest, auth_id: str) -> HttpResponse:
+    """The challenge form: the one-time password, or cancel. Three wrong codes fail it."""
+    auth = _auth(auth_id)
+    if request.POST.get("nonce") != auth.nonce:
+        return render(
+            request,
+            "threeds/message.html",
+            {"title": "Not allowed", "text": "This form does not belong to this authentication."},
+            status=403,
+        )
+    if auth.is_final:
+        return render(
+            request,
+            "threeds/message.html",
+            {
+                "title": "Already complete",
+                "text": "This authentication has already ended; it cannot be completed again.",
+            },
+            status=409,
+        )
+    outcome: str
+    if request.POST.get("action") == "cancel":
+        outcome = ThreeDSState.CANCELLED.value
+    elif request.POST.get("otp", "").strip() == issuer.OTP:
+        outcome = auth.issuer_result
+    else:
+        updated = ThreeDSAuthentication.objects.filter(pk=auth.pk, state=ThreeDSState.CHALLENGE)
+        auth.otp_attempts += 1
+        updated.update(otp_attempts=auth.otp_attempts)
+        if auth.otp_attempts >= issuer.MAX_OTP_ATTEMPTS:
+            outcome = "N"
+        else:
+            left = issuer.MAX_OTP_ATTEMPTS - auth.otp_attempts
+            return _challenge_page(request, auth, error=f"Wrong code. {left} attempt(s) left.")
+    try:
+        auth = threeds_complete(auth_id=auth.pk, outcome=outcome)
+    except AlreadyComplete:
+        return render(
+            request,
+            "threeds/message.html",
+            {
+                "title": "Already complete",
+                "text": "This authentication has already ended; it cannot be completed again.",
+            },
+            status=409,
+        )
+    return _result_page(request, auth)
