@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "merchants",
     "terminals",
     "payments",
+    "oauth2_provider",
+    "issuer",
 ]
 
 MIDDLEWARE = [
@@ -166,6 +168,33 @@ VAULT_ACTIVE_KEY_ID = env.str("VAULT_ACTIVE_KEY_ID", default="dev1")
 # Key of the HMAC that fingerprints card numbers (look-ups without decrypting). Not rotated with
 # the vault keys: changing it changes every fingerprint.
 CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default="dev-only-card-fingerprint-key")
+
+# --- Issuer authorization protocol (docs/issuer.md) --------------------------------------------
+# Private keys live in files in ISSUER_KEYS_DIR (`python manage.py issuer_keys generate`); in
+# production a KMS or HSM (docs/operations.md). The token endpoint's URL is the `aud` that client
+# assertions must carry; ISSUER_BASE_URL makes it stable behind proxies.
+ISSUER_KEYS_DIR = env.path("ISSUER_KEYS_DIR", default=BASE_DIR / "var" / "issuer-keys")
+ISSUER_BASE_URL = env.str("ISSUER_BASE_URL", default="http://127.0.0.1:8000")
+ISSUER_ID = env.str("ISSUER_ID", default="")  # the access tokens' iss; defaults to ISSUER_BASE_URL
+ISSUER_API_AUDIENCE = env.str("ISSUER_API_AUDIENCE", default="issuer-authorization-api")
+ISSUER_ACCESS_TOKEN_SECONDS = env.int("ISSUER_ACCESS_TOKEN_SECONDS", default=3600)
+ISSUER_CLOCK_SKEW_SECONDS = 300
+ISSUER_MAX_ASSERTION_LIFETIME_SECONDS = 300
+ISSUER_MAX_ASSERTION_BYTES = 8192
+ISSUER_MAX_JWE_BYTES = 65536
+# Named explicitly because issuer.RequestorProfile points at the (swappable) Application model.
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
+OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
+OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
+OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "START_OOB": "Start an out-of-band authentication of a cardholder",
+        "CHECK_OOB": "Read the result of an out-of-band authentication",
+        "OTP": "Send and verify one-time passwords",
+    },
+}
 
 # --- Celery -----------------------------------------------------------------------------------
 CELERY_BROKER_URL = REDIS_URL or "memory://"

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class IssuerConfig(AppConfig):
+    name = "issuer"
+    verbose_name = "Issuer authorization protocol"

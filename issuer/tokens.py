@@ -1,0 +1,86 @@
+"""Access tokens: JWTs signed ES256 with the issuer's active signing key (header kid, typ
+at+jwt), validated before any API request is processed (signature with a live key, iss, aud,
+exp, iat, scope)."""
+
+import json
+import time
+import uuid
+from typing import Any
+
+from django.conf import settings
+from jwcrypto import jws, jwt
+from jwcrypto.common import JWException
+
+from . import keys
+
+TYP = "at+jwt"
+
+
+class InvalidToken(Exception):
+    pass
+
+
+def issuer_id() -> str:
+    return settings.ISSUER_ID or settings.ISSUER_BASE_URL.rstrip("/")
+
+
+def issue_access_token(
+    *, client_id: str, scope: str, now: int | None = None
+) -> tuple[str, dict[str, Any]]:
+    """Sign an access token for a client; returns (compact JWT, its claims)."""
+    now = now or int(time.time())
+    signer = keys.active_key(keys.SIG)
+    claims = {
+        "iss": issuer_id(),
+        "sub": client_id,
+        "aud": settings.ISSUER_API_AUDIENCE,
+        "scope": scope,
+        "iat": now,
+        "exp": now + settings.ISSUER_ACCESS_TOKEN_SECONDS,
+        "jti": uuid.uuid4().hex,
+        "client_id": client_id,
+    }
+    token = jwt.JWT(header={"alg": "ES256", "kid": signer.kid, "typ": TYP}, claims=claims)
+    token.make_signed_token(signer.key)
+    return token.serialize(), claims
+
+
+def validate_access_token(token: str, *, now: int | None = None) -> dict[str, Any]:
+    """The claims of a valid access token; InvalidToken with a reason otherwise."""
+    now = now or int(time.time())
+    if token.count(".") != 2:
+        raise InvalidToken("not a compact JWS")
+    try:
+        header = json.loads(jws.base64url_decode(token.split(".", 1)[0]))
+    except (ValueError, JWException) as exc:
+        raise InvalidToken("malformed header") from exc
+    if header.get("alg") != "ES256" or header.get("typ") != TYP:
+        raise InvalidToken("wrong alg or typ")
+    if header.get("crit"):
+        raise InvalidToken("unsupported crit header")
+    signer = keys.key_by_kid(keys.SIG, str(header.get("kid", "")))
+    if signer is None:
+        raise InvalidToken("unknown signing key")
+    try:
+        checked = jws.JWS()
+        checked.deserialize(token)
+        checked.verify(signer.key, alg="ES256")
+        claims = json.loads(checked.payload)
+    except (JWException, ValueError) as exc:
+        raise InvalidToken("bad signature") from exc
+    if claims.get("iss") != issuer_id():
+        raise InvalidToken("wrong issuer")
+    if claims.get("aud") != settings.ISSUER_API_AUDIENCE:
+        raise InvalidToken("wrong audience")
+    exp, iat = claims.get("exp"), claims.get("iat")
+    if not isinstance(exp, int) or not isinstance(iat, int):
+        raise InvalidToken("exp and iat are required")
+    if exp <= now:
+        raise InvalidToken("expired")
+    if iat > now + settings.ISSUER_CLOCK_SKEW_SECONDS:
+        raise InvalidToken("issued in the future")
+    return claims
+
+
+def scopes_of(claims: dict[str, Any]) -> set[str]:
+    return set(str(claims.get("scope", "")).split())
