@@ -69,7 +69,11 @@ class EntityTokenAuthentication(authentication.BaseAuthentication):
         params = request_params(request)
         entity_id = _check("entityId", ENTITY_ID, params)
         entity_type = _check("entityType", ENTITY_TYPE, params)
-        entity = Entity.objects.filter(entity_id=entity_id, is_active=True).first()
+        entity = (
+            token_entity
+            if token_entity.entity_id == entity_id
+            else Entity.objects.filter(entity_id=entity_id, is_active=True).first()
+        )
         if entity is None or not _may_act(token_entity, entity):
             raise drf.PermissionDenied("the token may not act for this entityId")
         allowed_types = (

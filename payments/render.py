@@ -59,10 +59,16 @@ def _threeds(payment: Any, base_url: str) -> dict[str, Any]:
     (built-in authentication, or the pre-authenticated data of indicator=third)."""
     from .models import ThreeDSAuthentication
 
-    try:
-        auth = payment.threeds
-    except ThreeDSAuthentication.DoesNotExist:
-        auth = None
+    auth = None
+    # Only a payment that asked for 3DS (or whose merchant requires it) can have one: skip the
+    # query for every other payment.
+    if payment.data.get("threeDSecure.indicator") in ("true", "force") or (
+        payment.merchant.threeds_mode == "MANDATORY"
+    ):
+        try:
+            auth = payment.threeds
+        except ThreeDSAuthentication.DoesNotExist:
+            auth = None
     if auth is None:
         if payment.data.get("threeDSecure.indicator") != "third":
             return {}

@@ -72,9 +72,8 @@ def payment_submit(
 ) -> Outcome:
     """Process one payment request at most once per merchant and merchantTransactionId."""
     mtid = flat["merchantTransactionId"]
-    existing = _existing(caller.merchant, mtid)
-    if existing is not None:
-        return _replay(existing, request_hash)
+    # No look-up first: inserting the payment row claims the reference, and a duplicate (replay
+    # or concurrent twin) fails on the unique index and is answered from the stored row.
     try:
         with transaction.atomic():
             if flat["paymentType"] in REFERENCED_TYPES:
