@@ -14,6 +14,7 @@ urlpatterns = [
     path("pay/v3/", include("terminals.urls")),
     path("", include("payments.urls")),
     path("", include("payments.threeds.urls")),
+    path("", include("issuer.urls_oauth")),
 ]
 
 handler404 = "core.views.not_found"

@@ -11,6 +11,7 @@ with it can still be valid then. `python manage.py issuer_keys generate|rotate|l
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from pathlib import Path
 
 from django.conf import settings
@@ -41,6 +42,13 @@ def keys_dir() -> Path:
 
 
 def _load(path: Path) -> IssuerKey:
+    # Parsing a PEM costs more than signing a token: cache by file and modification time (a
+    # rotated or replaced file has a new name or mtime, so nothing stale is served).
+    return _load_cached(path, path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _load_cached(path: Path, mtime_ns: int) -> IssuerKey:
     use, stamp, kid = path.stem.split("-", 2)
     key = jwk.JWK.from_pem(path.read_bytes())
     if key.thumbprint() != kid:

@@ -28,7 +28,7 @@ def issue_access_token(
     *, client_id: str, scope: str, now: int | None = None
 ) -> tuple[str, dict[str, Any]]:
     """Sign an access token for a client; returns (compact JWT, its claims)."""
-    now = now or int(time.time())
+    now = now if now is not None else int(time.time())
     signer = keys.active_key(keys.SIG)
     claims = {
         "iss": issuer_id(),
@@ -47,7 +47,7 @@ def issue_access_token(
 
 def validate_access_token(token: str, *, now: int | None = None) -> dict[str, Any]:
     """The claims of a valid access token; InvalidToken with a reason otherwise."""
-    now = now or int(time.time())
+    now = now if now is not None else int(time.time())
     if token.count(".") != 2:
         raise InvalidToken("not a compact JWS")
     try:
