@@ -182,6 +182,9 @@ ISSUER_CLOCK_SKEW_SECONDS = 300
 ISSUER_MAX_ASSERTION_LIFETIME_SECONDS = 300
 ISSUER_MAX_ASSERTION_BYTES = 8192
 ISSUER_MAX_JWE_BYTES = 65536
+# The simulator answers SendOTP with the code (simulatorCode) so integrators can test without a
+# phone; a production issuer sends it by SMS or e-mail only and must set this to false.
+ISSUER_OTP_SIMULATOR = env.bool("ISSUER_OTP_SIMULATOR", default=True)
 # Named explicitly because issuer.RequestorProfile points at the (swappable) Application model.
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
 OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
@@ -218,6 +221,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "payments.expire_threeds_authentications",
         "schedule": 60.0,
     },
+    "expire-oob-authentications": {"task": "issuer.expire_oob_authentications", "schedule": 60.0},
+    "purge-used-assertions": {"task": "issuer.purge_used_assertions", "schedule": 3600.0},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Keep Django's LOGGING (with the ndc filter) in the worker instead of Celery's own handler.

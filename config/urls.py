@@ -15,6 +15,7 @@ urlpatterns = [
     path("", include("payments.urls")),
     path("", include("payments.threeds.urls")),
     path("", include("issuer.urls_oauth")),
+    path("", include("issuer.urls_api")),
 ]
 
 handler404 = "core.views.not_found"

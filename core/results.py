@@ -169,6 +169,12 @@ THREEDS_MERCHANT_NOT_ENROLLED = _r(
     "800.121.300", "3-D Secure requested but the merchant is not enrolled (merchant/3dsenroll)"
 )
 
+# --- issuer: one-time passwords --------------------------------------------------------------
+OTP_WRONG_CODE = _r("100.380.410", "one-time password does not match")
+OTP_BLOCKED = _r("100.380.411", "one-time password blocked: too many wrong codes, send a new one")
+OTP_EXPIRED = _r("100.396.104", "one-time password expired, send a new one")
+OTP_ALREADY_USED = _r("700.400.710", "one-time password already used")
+
 # --- idempotency -------------------------------------------------------------------------------
 DUPLICATE_TRANSACTION = _r(
     "800.110.100",

@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 from . import requestors
-from .models import RequestorProfile, UsedAssertion
+from .models import OOBAuthentication, OTPChallenge, RequestorProfile, UsedAssertion
 
 
 class RequestorProfileForm(forms.ModelForm):
@@ -116,3 +116,54 @@ class UsedAssertionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class _ReadOnly(admin.ModelAdmin):
+    """Staff look; only the services change these rows (the secrets are hashes and not shown)."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(OOBAuthentication)
+class OOBAuthenticationAdmin(_ReadOnly):
+    list_display = (
+        "id",
+        "client_id",
+        "transaction_id",
+        "merchant_name",
+        "amount",
+        "currency",
+        "status",
+        "created_at",
+        "expires_at",
+        "decided_at",
+    )
+    list_filter = ("status", "client_id")
+    search_fields = ("=id", "transaction_id", "card_reference")
+    exclude = ("link_token_hash",)
+    date_hierarchy = "created_at"
+
+
+@admin.register(OTPChallenge)
+class OTPChallengeAdmin(_ReadOnly):
+    list_display = (
+        "id",
+        "client_id",
+        "transaction_id",
+        "channel",
+        "attempts",
+        "verified_at",
+        "created_at",
+        "expires_at",
+    )
+    list_filter = ("channel", "client_id")
+    search_fields = ("=id", "transaction_id", "card_reference")
+    exclude = ("code_hash",)
+    date_hierarchy = "created_at"

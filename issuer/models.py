@@ -11,6 +11,8 @@ and the scopes it may be granted. Issued access tokens are recorded as DOT Acces
 from django.db import models
 from oauth2_provider.models import Application
 
+from core.envelope import new_id
+
 
 class RequestorProfile(models.Model):
     application = models.OneToOneField(
@@ -59,3 +61,103 @@ class OOBStatus(models.TextChoices):
     EXPIRED = "EXPIRED", "Not answered in time"
     CANCELLED = "CANCELLED", "Cancelled"
     ERROR = "ERROR", "Could not be completed"
+
+
+# --- Out-of-band authentications and one-time passwords (authentication/* operations) ----------
+# Added with the authorization API (issuer.api, issuer.oob). Every state change goes through
+# issuer.oob; the cardholder's secret link token and the one-time passwords are stored only as
+# keyed hashes, so a copy of the database cannot approve an authentication or verify a code.
+
+OOB_FINAL_STATES = frozenset(
+    {
+        OOBStatus.SUCCESS,
+        OOBStatus.REJECTED,
+        OOBStatus.EXPIRED,
+        OOBStatus.CANCELLED,
+        OOBStatus.ERROR,
+    }
+)
+
+
+class OOBAuthentication(models.Model):
+    """One out-of-band authentication started by a requestor (StartOOBAuthen): the cardholder
+    approves or rejects it on the page the issuer would push to its app, or it expires. Only the
+    requestor that started it can inquire about it (OOBResultInquiry)."""
+
+    id = models.CharField(primary_key=True, max_length=32, default=new_id, editable=False)
+    client_id = models.CharField(max_length=100, help_text="The requestor that started it.")
+    card_reference = models.CharField(max_length=64, help_text="A token or masked ref, no PAN.")
+    transaction_id = models.CharField(max_length=64)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    merchant_name = models.CharField(max_length=100)
+    status = models.CharField(max_length=16, choices=OOBStatus.choices, default=OOBStatus.PENDING)
+    link_token_hash = models.CharField(
+        max_length=64, editable=False, help_text="Keyed hash of the cardholder link's secret."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "expires_at"], name="oob_status_expiry")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["client_id", "transaction_id"], name="oob_unique_transaction_per_client"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(status=OOBStatus.PENDING, decided_at__isnull=True)
+                    | (~models.Q(status=OOBStatus.PENDING) & models.Q(decided_at__isnull=False))
+                ),
+                name="oob_decided_at_iff_final",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(amount__gte=0), name="oob_amount_not_negative"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"OOB {self.id} {self.status}"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in OOB_FINAL_STATES
+
+
+class OTPChannel(models.TextChoices):
+    SMS = "SMS", "Text message"
+    EMAIL = "EMAIL", "E-mail"
+
+
+class OTPChallenge(models.Model):
+    """A one-time password sent to the cardholder (SendOTP) and checked by the requestor
+    (VerifyOTP): at most `MAX_ATTEMPTS` wrong codes, usable once, until `expires_at`."""
+
+    MAX_ATTEMPTS = 3
+
+    id = models.CharField(primary_key=True, max_length=32, default=new_id, editable=False)
+    client_id = models.CharField(max_length=100, help_text="The requestor that asked for it.")
+    card_reference = models.CharField(max_length=64)
+    transaction_id = models.CharField(max_length=64)
+    channel = models.CharField(max_length=8, choices=OTPChannel.choices)
+    code_hash = models.CharField(max_length=64, editable=False, help_text="Keyed hash of the code.")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    verified_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["client_id", "transaction_id"], name="otp_client_txn")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(attempts__lte=3), name="otp_attempts_at_most_three"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"OTP {self.id} ({self.channel})"
+
+    @property
+    def attempts_left(self) -> int:
+        return max(0, self.MAX_ATTEMPTS - self.attempts)

@@ -9,3 +9,7 @@ from .assertions import used_assertions_purge
 def purge_used_assertions() -> int:
     """Beat, every few minutes: forget jti rows whose assertion could no longer be valid."""
     return used_assertions_purge()
+
+
+# Celery autodiscovery imports only this module; the OOB expiry task lives beside the OOB code.
+from .tasks_oob import expire_oob_authentications  # noqa: E402, F401
