@@ -110,8 +110,9 @@ def migrate_and_seed() -> dict[str, Any]:
 
     from django.core.management import call_command
 
-    from issuer import keys, oob, requestors
-    from issuer.client import generate_keys, public_jwks
+    from issuer import services as oob
+    from issuer.protocol import keys, requestors
+    from issuer.protocol.client import generate_keys, public_jwks
 
     call_command("migrate", interactive=False, verbosity=0)
     call_command("issuer_keys", "generate", stdout=StringIO())
@@ -168,7 +169,7 @@ def start_gunicorn(
 
 
 def _requestor(seed: dict[str, Any], port: int) -> Any:
-    from issuer.client import RequestorClient, split_keys
+    from issuer.protocol.client import RequestorClient, split_keys
 
     ec, rsa = split_keys(seed["private_jwks"])
     return RequestorClient.for_issuer(
@@ -215,7 +216,7 @@ class Loader:
         self.token = kw.get("token", "")
         self.rsa = None
         if mode == "api":
-            from issuer.client import split_keys
+            from issuer.protocol.client import split_keys
 
             self.rsa = split_keys(seed["private_jwks"])[1]
         self.conn: http.client.HTTPConnection | None = None
@@ -280,7 +281,7 @@ class Loader:
             self._error(record, f"not a JWE: {media} {data[:100]!r}")
             return
         elif count % self.verify_every == 0:
-            from issuer import jwe
+            from issuer.protocol import jwe
 
             rsa = self.rsa
             _header, answer = jwe.decrypt(data.decode(), lambda kid: rsa)
@@ -567,7 +568,8 @@ def run_profile(count: int, seed: dict[str, Any], port: int) -> None:
 
     from django.test import Client as DjangoClient
 
-    from issuer import jwe, keys, tokens
+    from issuer.protocol import access_tokens as tokens
+    from issuer.protocol import jwe, keys
 
     client = _requestor(seed, port)
     django_client = DjangoClient()

@@ -123,7 +123,7 @@ def migrate_and_seed() -> dict[str, str]:
     from django.core.management import call_command
     from django.db import transaction
 
-    from merchants.management.commands.seed_demo import MERCHANT_VALUES
+    from demo.management.commands.seed_demo import MERCHANT_VALUES
     from merchants.models import Entity, EntityType, Merchant
     from merchants.services import (
         entity_create,

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "payments",
     "oauth2_provider",
     "issuer",
+    "demo",
 ]
 
 MIDDLEWARE = [
@@ -135,7 +136,7 @@ REST_FRAMEWORK = {
         "core.parsers.NestedJSONParser",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_AUTHENTICATION_CLASSES": ["merchants.auth.EntityTokenAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["core.auth.EntityTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "EXCEPTION_HANDLER": "core.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "core.schema.SpecAutoSchema",
@@ -191,13 +192,9 @@ OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
-OAUTH2_PROVIDER = {
-    "SCOPES": {
-        "START_OOB": "Start an out-of-band authentication of a cardholder",
-        "CHECK_OOB": "Read the result of an out-of-band authentication",
-        "OTP": "Send and verify one-time passwords",
-    },
-}
+# The scopes are the issuer operation catalogue's (one per group, and START_OOB, CHECK_OOB, OTP
+# for the Authentication operations): issuer.operations decides, DOT asks it.
+OAUTH2_PROVIDER = {"SCOPES_BACKEND_CLASS": "issuer.operations.oauth_scopes.CatalogueScopes"}
 
 # --- Celery -----------------------------------------------------------------------------------
 CELERY_BROKER_URL = REDIS_URL or "memory://"

@@ -2,21 +2,25 @@
 
 Admin actions that need a choice from staff (a status, a reason) first render
 `admin/action_form.html`, which posts back to the changelist with `apply` and the selected ids;
-the action then calls its service once per object. Every write goes through a service: the
-admin never saves a status field itself.
+the action then calls its service once per object (`each_through_service`). Every write goes
+through a service: the admin never saves a status field itself. Adding an object runs its
+create service (`ServiceAddMixin`), whose one-time secret is shown once in a message.
 """
 
 import json
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.widgets import RelatedFieldWidgetWrapper
 from django.db.models import Model, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
+from .errors import ApplicationError
 from .models import IdempotentRequest
 
 admin.site.site_header = "Card platform: bank staff"
@@ -57,6 +61,117 @@ def action_form_response(
     }
     request.current_app = modeladmin.admin_site.name
     return TemplateResponse(request, "admin/action_form.html", context)
+
+
+def form_action(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet,
+    *,
+    form_class: type[forms.Form],
+    title: str,
+    submit_label: str,
+    intro: str = "",
+    apply: Callable[[forms.Form], None],
+) -> HttpResponse | None:
+    """An action that asks staff for a choice first: the form page until it is valid, then
+    `apply(form)`."""
+    form = form_class(request.POST if "apply" in request.POST else None)
+    if not form.is_valid():
+        return action_form_response(
+            modeladmin,
+            request,
+            queryset,
+            form=form,
+            title=title,
+            submit_label=submit_label,
+            intro=intro,
+        )
+    apply(form)
+    return None
+
+
+def each_through_service(
+    request: HttpRequest,
+    objects: Iterable[Model],
+    call: Callable[[Any], Any],
+    *,
+    name: Callable[[Any], str],
+    done: Callable[[list[str]], str],
+) -> list[str]:
+    """Run a service once per object: a refusal is named in an error message and leaves that
+    object as it was; the others are listed in one success message. Returns their names."""
+    changed = []
+    for obj in objects:
+        try:
+            call(obj)
+        except ApplicationError as exc:
+            refusal_message(request, obj, exc)
+        else:
+            changed.append(name(obj))
+    if changed:
+        messages.success(request, done(changed))
+    return changed
+
+
+def refusal_message(request: HttpRequest, obj: Model, exc: ApplicationError) -> None:
+    messages.error(request, f"{obj}: not changed — {exc.description} ({exc.result.code}).")
+
+
+def show_secret_once(request: HttpRequest, label: str, token: str) -> None:
+    messages.success(
+        request, f"New token for {label}: {token} — copy it now, it is not shown again."
+    )
+
+
+def adopt(obj: Model, created: Model) -> None:
+    """Make the admin's unsaved form instance the row a service created, so the admin's own
+    logging and redirect after "add" point at it."""
+    for field in created._meta.concrete_fields:
+        setattr(obj, field.attname, getattr(created, field.attname))
+    obj._state.adding = False
+    obj._state.db = created._state.db
+
+
+def no_related_popups(formfield: Any) -> Any:
+    """No add/change popups beside a foreign key: a popup's response does not show messages, so
+    the one-time token of an object added there would surface later on an unrelated page."""
+    if isinstance(getattr(formfield, "widget", None), RelatedFieldWidgetWrapper):
+        widget = formfield.widget
+        widget.can_add_related = widget.can_change_related = widget.can_delete_related = False
+    return formfield
+
+
+class ServiceAddMixin:
+    """Adding runs a service inside the admin's transaction. A refusal the form could not foresee
+    (a concurrent duplicate id) rolls it back and returns to the add page with the reason. The
+    add and change pages get their own fieldsets, readonly fields and forms."""
+
+    add_fieldsets: Any = ()
+    change_fieldsets: Any = ()
+    change_readonly_fields: Any = ()
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
+        except ApplicationError as exc:
+            messages.error(request, f"Not saved — {exc.description} ({exc.result.code}).")
+            return HttpResponseRedirect(request.get_full_path())
+
+    def get_fieldsets(self, request: HttpRequest, obj: Model | None = None) -> Any:
+        return self.add_fieldsets if obj is None else self.change_fieldsets
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> Any:
+        return () if obj is None else self.change_readonly_fields
+
+    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        return no_related_popups(super().formfield_for_dbfield(db_field, request, **kwargs))  # type: ignore[misc]
 
 
 class HistoryInline(admin.TabularInline):

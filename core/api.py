@@ -1,8 +1,15 @@
-"""The base of every spec operation view: authenticate, parse with a table, call one service,
+"""The base of every spec operation view: authenticate, validate with a table, call one service,
 answer in the envelope, at most once per merchantTransactionId.
 
-A subclass sets `table`, `operation`, `entity_types` and implements `perform(principal, flat)`,
-which calls one service and returns `(result, data)`; refusals are raised as ApplicationError.
+A subclass sets `table`, `operation` and `entity_types` and implements `perform(principal,
+flat)`, which calls one service and returns `(result, data)`; refusals are raised as
+ApplicationError. An operation that keeps its own idempotency record (a payment row claims its
+merchantTransactionId) implements `run` instead and returns the service's `Outcome`.
+
+Replays take one path, whatever keeps the record: `core.idempotency.replay` compares the stored
+request fingerprint (same parameters: the stored answer; others: 800.110.100), and `respond`
+answers a replay with fresh buildNumber, timestamp and ndc and the header
+`Idempotent-Replayed: true`.
 """
 
 from collections.abc import Mapping
@@ -13,12 +20,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from . import idempotency, results
-from .build import build_number
-from .context import get_ndc
-from .envelope import envelope, new_id, timestamp
+from .auth import Principal
+from .envelope import envelope, new_id
 from .errors import ApplicationError, Forbidden
+from .idempotency import Outcome
 from .parsers import nest_query
-from .spec import Table
+from .tables import Table
 
 
 class SpecView(APIView):
@@ -36,48 +43,65 @@ class SpecView(APIView):
         return self.answer(request, data, **kwargs)
 
     def answer(self, request: Request, data: Mapping[str, Any], **kwargs: Any) -> Response:
-        principal: Any = request.user  # merchants.auth.Principal
+        principal: Principal = request.user  # type: ignore[assignment]
         if principal.entity_type not in self.entity_types:
             raise Forbidden(f"entityType {principal.entity_type} may not call {self.operation}")
+        flat = self.validate(principal, data, **kwargs)
+        return self.respond(self.run(principal, flat))
+
+    def validate(
+        self, principal: Principal, data: Mapping[str, Any], **kwargs: Any
+    ) -> dict[str, Any]:
+        """The table's values; a partial update's rules see the stored values merged with the
+        change (`stored`)."""
         flat = self.table.validate(
             data, partial=self.partial, required=self.always_required, run_rules=not self.partial
         )
-        flat = self.adjust(flat, data, **kwargs)
+        flat = self.reconcile(principal, flat, **kwargs)
+        if self.partial:
+            self.table.check_rules({**self.stored(principal, flat), **flat}, data)
+        return flat
+
+    def reconcile(
+        self, principal: Principal, flat: dict[str, Any], **kwargs: Any
+    ) -> dict[str, Any]:
+        """Hook: reconcile path parameters with the body."""
+        return flat
+
+    def stored(self, principal: Principal, flat: dict[str, Any]) -> dict[str, Any]:
+        """Hook for partial updates: the object's stored values by dotted name."""
+        return {}
+
+    def run(self, principal: Principal, flat: dict[str, Any]) -> Outcome:
+        """Perform at most once per (entity, operation, merchantTransactionId)."""
         mtid = flat.get("merchantTransactionId")
         if not self.idempotent or not mtid:
-            result, body_data = self.perform(principal, flat)
-            return Response(envelope(result, data=body_data))
-
-        def perform() -> dict[str, Any]:
-            result, body_data = self.perform(principal, flat)
-            return envelope(result, data=body_data)
+            return Outcome(self._perform(principal, flat))
 
         def refusal(exc: ApplicationError) -> dict[str, Any]:
             return envelope(exc.result, description=exc.description, data=exc.data)
 
-        body, replayed = idempotency.run_once(
+        return idempotency.run_once(
             entity_id=principal.entity.entity_id,
             operation=self.operation,
             merchant_transaction_id=mtid,
             request_hash=idempotency.fingerprint(flat),
-            perform=perform,
+            perform=lambda: self._perform(principal, flat),
             refusal=refusal,
         )
-        if replayed:
-            body.update(buildNumber=build_number(), timestamp=timestamp(), ndc=get_ndc())
-            return Response(body, headers={"Idempotent-Replayed": "true"})
-        return Response(body)
 
-    def adjust(
-        self, flat: dict[str, Any], data: Mapping[str, Any], **kwargs: Any
-    ) -> dict[str, Any]:
-        """Hook: reconcile path parameters with the body, merge stored values for rules."""
-        return flat
+    def _perform(self, principal: Principal, flat: dict[str, Any]) -> dict[str, Any]:
+        result, data = self.perform(principal, flat)
+        return envelope(result, data=data)
 
     def perform(
-        self, principal: Any, flat: dict[str, Any]
+        self, principal: Principal, flat: dict[str, Any]
     ) -> tuple[results.Result, dict[str, Any]]:
         raise NotImplementedError
+
+    def respond(self, outcome: Outcome) -> Response:
+        body, headers = idempotency.answer(outcome)
+        return Response(body, headers=headers)
 
 
 class SpecInquiryView(SpecView):

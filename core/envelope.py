@@ -5,8 +5,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from rest_framework.response import Response
-
 from .build import build_number
 from .context import get_ndc
 from .nesting import nest
@@ -45,31 +43,3 @@ def envelope(
     body["timestamp"] = timestamp()
     body["ndc"] = get_ndc()
     return body
-
-
-def api_response(
-    result: Result,
-    *,
-    status: int = 200,
-    id: str | None = None,
-    data: Mapping[str, Any] | None = None,
-    description: str | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> Response:
-    return Response(
-        envelope(result, id=id, description=description, data=data),
-        status=status,
-        headers=dict(headers or {}),
-    )
-
-
-def error_response(
-    result: Result,
-    status: int,
-    *,
-    description: str | None = None,
-    data: Mapping[str, Any] | None = None,
-    **extra_result: Any,
-) -> Response:
-    body = envelope(result, description=description, data=data, **extra_result)
-    return Response(body, status=status)

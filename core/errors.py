@@ -1,19 +1,28 @@
-"""Errors and the one exception handler that turns them into the response envelope.
+"""One exception hierarchy, and one function that turns any exception into the envelope.
 
-- `ParameterError`: HTTP 400, 200.300.404, `result.parameterErrors` with dotted names. Values of
-  card data are never echoed.
-- `ApplicationError`: a domain refusal with its result code. Refused workflows are HTTP 200 (the
-  code is the truth, as in the anchor API); missing objects 404; forbidden 403.
-- DRF's own exceptions map to 401 (800.900.300), 403 (800.900.301), 404, 405/415 (200.100.101).
-- Anything else: HTTP 500, 999.999.999, logged with the ndc; the body shows nothing internal.
+Every refusal the platform raises is an `ApplicationError`: a result code, an HTTP status and
+safe data. Refused workflows are HTTP 200 (the code is the truth, as in the anchor API); invalid
+parameters 400 (`ParameterError`, with `result.parameterErrors` by dotted name); missing objects
+404; forbidden 403; a state that cannot change again 409; a dependency that is down 503.
+
+`error_answer(exc)` is the only place that turns an exception into a status, an envelope and
+headers. The DRF exception handler uses it; so do the JSON error pages of paths outside DRF and
+the issuer's JWE API, which encrypts the same envelope. DRF's and Django's own exceptions map to
+401 (800.900.300), 403 (800.900.301), 404, 400/405/413/415 (200.100.101). Anything else is HTTP
+500, 999.999.999, logged with the ndc; the body shows nothing internal.
+
+Values of card data and secrets are never echoed: a table row marked `secret` masks its value
+when the error is made, and `safe_value` masks the card fields and secret-looking names again
+here, for errors raised outside a table.
 """
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import SuspiciousOperation
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -25,58 +34,97 @@ logger = logging.getLogger("core.errors")
 
 MASKED = "***"
 MAX_ECHO = 255
+SECRET_SUFFIXES = frozenset({"cvv", "pin", "password", "token"})
 
 
 class ApplicationError(Exception):
     """A refusal with a result code. `http_status` 200 for business refusals (stored answers)."""
 
     http_status = 200
+    default_result: results.Result | None = None
 
     def __init__(
         self,
-        result: results.Result,
+        result: results.Result | None = None,
         description: str | None = None,
         *,
         http_status: int | None = None,
         data: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
     ):
+        result = result or self.default_result
+        assert result is not None, f"{type(self).__name__} needs a result code"
         super().__init__(description or result.description)
         self.result = result
         self.description = description or result.description
         if http_status is not None:
             self.http_status = http_status
         self.data = dict(data or {})
+        self.headers = dict(headers or {})
+
+    def extra_result(self) -> dict[str, Any]:
+        """Members added to the answer's `result` block (parameterErrors)."""
+        return {}
 
 
 class NotFound(ApplicationError):
     http_status = 404
+    default_result = results.RESOURCE_NOT_FOUND
 
 
 class Forbidden(ApplicationError):
     http_status = 403
+    default_result = results.NOT_AUTHORIZED
 
-    def __init__(self, description: str | None = None):
-        super().__init__(results.NOT_AUTHORIZED, description)
+    def __init__(self, description: str | None = None, **kwargs: Any):
+        super().__init__(None, description, **kwargs)
 
 
-class ParameterError(Exception):
-    """Invalid or missing parameters: a list of (dotted name, raw value, message)."""
+class Conflict(ApplicationError):
+    """The object is in a state that cannot change again (a second completion, an answer to a
+    decided authentication)."""
+
+    http_status = 409
+
+
+class Unavailable(ApplicationError):
+    """Something the answer depends on cannot be reached now; the client may retry."""
+
+    http_status = 503
+
+
+class InvalidRequest(ApplicationError):
+    """The request as a whole is not accepted: its body, media type, method or size."""
+
+    http_status = 400
+    default_result = results.INVALID_REQUEST
+
+
+class ParameterError(ApplicationError):
+    """Invalid or missing parameters: a list of (dotted name, submitted value, message)."""
+
+    http_status = 400
+    default_result = results.INVALID_PARAMETER
 
     def __init__(self, errors: Iterable[tuple[str, Any, str]]):
         self.errors = list(errors)
-        super().__init__("; ".join(f"{name}: {message}" for name, _, message in self.errors))
+        super().__init__()
+        self.args = ("; ".join(f"{name}: {message}" for name, _, message in self.errors),)
+
+    def extra_result(self) -> dict[str, Any]:
+        return {
+            "parameterErrors": [
+                {"name": name, "value": safe_value(name, value), "message": message}
+                for name, value, message in self.errors
+            ]
+        }
 
 
 def safe_value(name: str, value: Any) -> Any:
-    """The submitted value as it may be echoed: card data masked, long text cut."""
+    """The submitted value as it may be echoed: card data and secrets masked, long text cut."""
     if value is None:
         return None
-    if name in SENSITIVE_NAMES or name.rsplit(".", 1)[-1].lower() in {
-        "cvv",
-        "pin",
-        "password",
-        "token",
-    }:
+    if name in SENSITIVE_NAMES or name.rsplit(".", 1)[-1].lower() in SECRET_SUFFIXES:
         return MASKED
     text = str(value)
     return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + "..."
@@ -112,43 +160,62 @@ def parameter_error_from_validation(detail: Any, data: Any) -> ParameterError:
     )
 
 
-def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
-    from .envelope import error_response  # the envelope imports errors
+@dataclass(frozen=True)
+class ErrorAnswer:
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
 
-    request = context.get("request")
-    if isinstance(exc, ParameterError):
-        errors = [
-            {"name": name, "value": safe_value(name, value), "message": message}
-            for name, value, message in exc.errors
-        ]
-        return error_response(results.INVALID_PARAMETER, 400, parameterErrors=errors)
+
+def error_answer(exc: BaseException, *, request: Any = None) -> ErrorAnswer:
+    """The one mapping of an exception to an HTTP status, an envelope and headers."""
+    from .envelope import envelope  # the envelope module imports this one
+
     if isinstance(exc, drf.ValidationError):
-        data = getattr(request, "data", None) if request is not None else None
-        return exception_handler(parameter_error_from_validation(exc.detail, data), context)
+        exc = parameter_error_from_validation(exc.detail, getattr(request, "data", None))
     if isinstance(exc, ApplicationError):
-        return error_response(
-            exc.result, exc.http_status, description=exc.description, data=exc.data
+        body = envelope(
+            exc.result, description=exc.description, data=exc.data, **exc.extra_result()
         )
+        return ErrorAnswer(exc.http_status, body, exc.headers)
+    mapped = _framework(exc)
+    if mapped is not None:
+        status, result, description, headers = mapped
+        return ErrorAnswer(status, envelope(result, description=description), headers)
+    logger.exception("unexpected error in %s", getattr(request, "path", "?"), exc_info=exc)
+    return ErrorAnswer(500, envelope(results.UNEXPECTED_ERROR))
+
+
+def _framework(
+    exc: BaseException,
+) -> tuple[int, results.Result, str | None, dict[str, str]] | None:
+    """DRF's and Django's own exceptions: (status, result, description, headers), or None."""
     if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
-        response = error_response(results.INVALID_AUTHENTICATION, 401, description=_detail(exc))
-        response["WWW-Authenticate"] = 'Bearer realm="api"'
-        return response
+        return (
+            401,
+            results.INVALID_AUTHENTICATION,
+            _detail(exc),
+            {"WWW-Authenticate": 'Bearer realm="api"'},
+        )
     if isinstance(exc, drf.PermissionDenied | DjangoPermissionDenied):
-        return error_response(results.NOT_AUTHORIZED, 403, description=_detail(exc))
+        return 403, results.NOT_AUTHORIZED, _detail(exc), {}
     if isinstance(exc, drf.NotFound | Http404):
-        return error_response(results.RESOURCE_NOT_FOUND, 404)
-    if isinstance(exc, SuspiciousOperation):  # too many fields, body too big, bad encoding
-        return error_response(results.INVALID_REQUEST, 400, description=str(exc)[:255])
-    if isinstance(exc, drf.ParseError):
-        return error_response(results.INVALID_REQUEST, 400, description=_detail(exc))
-    if isinstance(exc, drf.MethodNotAllowed | drf.UnsupportedMediaType | drf.NotAcceptable):
-        return error_response(results.INVALID_REQUEST, exc.status_code, description=_detail(exc))
-    if isinstance(exc, drf.APIException):
-        return error_response(results.INVALID_REQUEST, exc.status_code, description=_detail(exc))
-    logger.exception("unexpected error in %s", getattr(request, "path", "?"))
-    return error_response(results.UNEXPECTED_ERROR, 500)
+        return 404, results.RESOURCE_NOT_FOUND, None, {}
+    if isinstance(exc, RequestDataTooBig):
+        return 413, results.INVALID_REQUEST, str(exc)[:255], {}
+    if isinstance(exc, SuspiciousOperation):  # too many fields, bad encoding
+        return 400, results.INVALID_REQUEST, str(exc)[:255], {}
+    if isinstance(exc, drf.APIException):  # ParseError, MethodNotAllowed, UnsupportedMediaType
+        return exc.status_code, results.INVALID_REQUEST, _detail(exc), {}
+    return None
 
 
-def _detail(exc: Exception) -> str:
+def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
+    """DRF's EXCEPTION_HANDLER."""
+    answer = error_answer(exc, request=context.get("request"))
+    return Response(answer.body, status=answer.status, headers=answer.headers)
+
+
+def _detail(exc: BaseException) -> str:
     detail = getattr(exc, "detail", None)
     return str(detail) if detail else str(exc)

@@ -1,9 +1,15 @@
-"""The result-code catalogue: every code the platform emits, with its description and family.
+"""The result-code registry: the anchor API's families, and every code the platform emits.
 
 Codes follow the anchor API's convention (digits and dots, `XXX.XXX.XXX`), and its regular
-expressions sort them into families: a client can test `result.code` against
-`SUCCESS` or `PENDING` without knowing every code. `result.code` is the truth of an answer; the
-HTTP status only says whether the request was understood and allowed (docs/api.md).
+expressions sort them into families: a client can test `result.code` against `SUCCESS` or
+`PENDING` without knowing every code. `result.code` is the truth of an answer; the HTTP status
+only says whether the request was understood and allowed (docs/api.md).
+
+Core declares the codes of the API machinery (success, format, authentication, not found,
+duplicates, unexpected errors). Each app declares its own codes in its `results.py` with
+`declare`, which refuses a code declared twice and a code outside every family; the apps import
+their `results` module when they are ready, so the registry is complete once Django is set up.
+docs/api.md's code table is generated from the registry (`python manage.py result_codes`).
 """
 
 import re
@@ -56,6 +62,20 @@ class Result:
     def is_success(self) -> bool:
         return bool(SUCCESS.match(self.code))
 
+    @property
+    def is_pending(self) -> bool:
+        return bool(PENDING.match(self.code))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A declared code with what the documentation says of it."""
+
+    result: Result
+    owner: str  # the app that declares it
+    http: str  # the HTTP status it is answered with ("200", "404", "400/405/415")
+    returned_by: str  # which operations answer it
+
 
 def family_of(code: str) -> str:
     for name, pattern in FAMILIES:
@@ -64,131 +84,105 @@ def family_of(code: str) -> str:
     return "unclassified"
 
 
-_CATALOGUE: dict[str, Result] = {}
+_REGISTRY: dict[str, Entry] = {}
 
 
-def _r(code: str, description: str) -> Result:
-    assert code not in _CATALOGUE, code
+class DuplicateCode(ValueError):
+    pass
+
+
+def declare(
+    code: str, description: str, *, owner: str, http: str = "200", returned_by: str = ""
+) -> Result:
+    """Register a code. A code declared twice, or one no family classifies, is a programming
+    error and stops the import."""
+    if code in _REGISTRY:
+        raise DuplicateCode(f"result code {code} declared twice ({_REGISTRY[code].owner}, {owner})")
+    if not re.fullmatch(r"\d{3}\.\d{3}\.\d{3}", code) or family_of(code) == "unclassified":
+        raise ValueError(f"result code {code} is not in any of the anchor's families")
     result = Result(code, description)
-    _CATALOGUE[code] = result
+    _REGISTRY[code] = Entry(result, owner, http, returned_by)
     return result
-
-
-# --- success ---------------------------------------------------------------------------------
-TRANSACTION_SUCCEEDED = _r("000.000.000", "Transaction succeeded")
-REQUEST_SUCCEEDED = _r("000.000.100", "successful request")
-
-# --- request and parameter format --------------------------------------------------------------
-INVALID_REQUEST = _r(
-    "200.100.101", "invalid request message: the body, method or media type is not accepted"
-)
-INVALID_PARAMETER = _r("200.300.404", "invalid or missing parameter")
-DUPLICATE_ENTRY = _r(
-    "200.300.405", "duplicate entry: an object with this identifier already exists"
-)
-
-# --- authentication and authorization ----------------------------------------------------------
-INVALID_AUTHENTICATION = _r("800.900.300", "invalid authentication information")
-NOT_AUTHORIZED = _r(
-    "800.900.301",
-    "user authorization failed, user has no sufficient rights to process transaction",
-)
-
-# --- references ----------------------------------------------------------------------------------
-REFERENCE_NOT_FOUND = _r("700.100.100", "reference id not existing")
-MERCHANT_NOT_FOUND = _r("700.100.101", "merchant not existing or not reachable by this entity")
-TERMINAL_NOT_FOUND = _r("700.100.102", "terminal not existing or not reachable by this entity")
-RESOURCE_NOT_FOUND = _r("700.100.199", "no such resource")
-
-# --- management workflows ----------------------------------------------------------------------
-MERCHANT_STATUS_NOT_ALLOWED = _r(
-    "700.500.100",
-    "status change not allowed: a CLOSED or TERMINATED merchant cannot return to NORMAL",
-)
-TERMINAL_STATUS_NOT_ALLOWED = _r(
-    "700.500.101",
-    "status change not allowed: a CLOSED or TERMINATED terminal cannot return to NORMAL",
-)
-THREEDS_ALREADY_ENROLLED = _r("700.500.200", "merchant is already enrolled in 3-D Secure")
-THREEDS_NOT_ENROLLED = _r("700.500.201", "merchant is not enrolled in 3-D Secure")
-
-# --- payments: declines from the network (stored, HTTP 200) ----------------------------------
-DECLINED_INVALID_CARD = _r("800.100.151", "transaction declined (invalid card)")
-DECLINED_INVALID_CVV = _r("800.100.153", "transaction declined (invalid CVV)")
-DECLINED_INSUFFICIENT_FUNDS = _r("800.100.203", "transaction declined (insufficient funds)")
-CARD_EXPIRED = _r("100.100.303", "card expired")
-TIMEOUT_UNCERTAIN = _r(
-    "900.100.300", "timeout, uncertain result: reverse it with transactionSource TIMEOUT"
-)
-
-# --- payments: merchant, terminal and risk --------------------------------------------------
-MERCHANT_CANNOT_TRANSACT = _r(
-    "800.121.200", "merchant may not transact: its status is BLOCKED, CLOSED or TERMINATED"
-)
-TERMINAL_CANNOT_TRANSACT = _r(
-    "800.121.201", "terminal may not transact: its status is BLOCKED, CLOSED or TERMINATED"
-)
-RISK_DECLINED = _r("100.400.311", "transaction declined by risk screening (risk.decision DECLINE)")
-
-# --- payments: referenced operations (stored, HTTP 200) -------------------------------------
-CAPTURE_EXCEEDS = _r("700.400.100", "cannot capture (PA value exceeded)")
-CAPTURE_NOT_OPEN_PA = _r(
-    "700.400.103",
-    "cannot capture: the referenced transaction is not a successful, unreversed preauthorization",
-)
-CAPTURE_PA_CLOSED = _r(
-    "700.400.104", "cannot capture: the preauthorization was closed when its validityPeriod elapsed"
-)
-REFUND_EXCEEDS = _r(
-    "700.400.200", "cannot refund (refund volume exceeded or tx reversed or invalid workflow)"
-)
-REVERSAL_REFUSED = _r(
-    "700.400.300",
-    "cannot reverse (already refunded or reversed, invalid workflow, or amount exceeded)",
-)
-CURRENCY_MISMATCH = _r(
-    "700.400.410", "the currency of a referenced operation must equal the original's"
-)
-REFUND_NEEDS_CAPTURE = _r(
-    "700.400.520", "refund needs at least one successful transaction of type CP or DB"
-)
-POS_REFUND_NEEDS_POS_PURCHASE = _r(
-    "700.400.530", "a POS refund (PR) needs a successful POS purchase (DB through a terminal)"
-)
-
-# --- 3-D Secure -----------------------------------------------------------------------------
-THREEDS_PENDING = _r(
-    "000.200.000", "transaction pending: send the shopper to redirect.url for 3-D Secure"
-)
-THREEDS_FAILED = _r("100.380.401", "User Authentication Failed (3-D Secure)")
-THREEDS_CANCELLED = _r("100.396.101", "Cancelled by user (3-D Secure)")
-THREEDS_EXPIRED = _r(
-    "100.396.103", "3-D Secure authentication expired: the shopper did not complete it in time"
-)
-THREEDS_MERCHANT_NOT_ENROLLED = _r(
-    "800.121.300", "3-D Secure requested but the merchant is not enrolled (merchant/3dsenroll)"
-)
-
-# --- issuer: one-time passwords --------------------------------------------------------------
-OTP_WRONG_CODE = _r("100.380.410", "one-time password does not match")
-OTP_BLOCKED = _r("100.380.411", "one-time password blocked: too many wrong codes, send a new one")
-OTP_EXPIRED = _r("100.396.104", "one-time password expired, send a new one")
-OTP_ALREADY_USED = _r("700.400.710", "one-time password already used")
-
-# --- idempotency -------------------------------------------------------------------------------
-DUPLICATE_TRANSACTION = _r(
-    "800.110.100",
-    "duplicate transaction: merchantTransactionId already used with other parameters",
-)
-
-# --- system ------------------------------------------------------------------------------------
-UNEXPECTED_ERROR = _r("999.999.999", "unexpected error; quote the ndc to support")
 
 
 def catalogue() -> dict[str, Result]:
     """Every code the platform emits, by code."""
-    return dict(_CATALOGUE)
+    return {code: entry.result for code, entry in _REGISTRY.items()}
+
+
+def entries() -> list[Entry]:
+    """Every declared code with its documentation, in declaration order."""
+    return list(_REGISTRY.values())
 
 
 def lookup(code: str) -> Result:
-    return _CATALOGUE[code]
+    return _REGISTRY[code].result
+
+
+def _core(code: str, description: str, http: str = "200", returned_by: str = "") -> Result:
+    return declare(code, description, owner="core", http=http, returned_by=returned_by)
+
+
+# --- success ---------------------------------------------------------------------------------
+TRANSACTION_SUCCEEDED = _core(
+    "000.000.000", "Transaction succeeded", returned_by="every payment type"
+)
+REQUEST_SUCCEEDED = _core(
+    "000.000.100", "successful request", returned_by="every management operation and inquiry"
+)
+
+# --- request and parameter format --------------------------------------------------------------
+INVALID_REQUEST = _core(
+    "200.100.101",
+    "invalid request message: the body, method or media type is not accepted",
+    http="400/405/415",
+    returned_by="any endpoint",
+)
+INVALID_PARAMETER = _core(
+    "200.300.404",
+    "invalid or missing parameter",
+    http="400",
+    returned_by="any endpoint (`parameterErrors` lists them)",
+)
+DUPLICATE_ENTRY = _core(
+    "200.300.405",
+    "duplicate entry: an object with this identifier already exists",
+    returned_by="merchant/create (merchant.id), terminal/create (pos.terminalId)",
+)
+
+# --- authentication and authorization ----------------------------------------------------------
+INVALID_AUTHENTICATION = _core(
+    "800.900.300", "invalid authentication information", http="401", returned_by="every endpoint"
+)
+NOT_AUTHORIZED = _core(
+    "800.900.301",
+    "user authorization failed, user has no sufficient rights to process transaction",
+    http="403",
+    returned_by="every endpoint",
+)
+
+# --- references ----------------------------------------------------------------------------------
+REFERENCE_NOT_FOUND = _core(
+    "700.100.100",
+    "reference id not existing",
+    http="404",
+    returned_by="payment inquiry; CP, RV, RF, PR against an id the caller cannot see",
+)
+RESOURCE_NOT_FOUND = _core(
+    "700.100.199", "no such resource", http="404", returned_by="unknown paths"
+)
+
+# --- idempotency -------------------------------------------------------------------------------
+DUPLICATE_TRANSACTION = _core(
+    "800.110.100",
+    "duplicate transaction: merchantTransactionId already used with other parameters",
+    returned_by="every write, every payment",
+)
+
+# --- system ------------------------------------------------------------------------------------
+UNEXPECTED_ERROR = _core(
+    "999.999.999",
+    "unexpected error; quote the ndc to support",
+    http="500",
+    returned_by="any endpoint",
+)

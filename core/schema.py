@@ -7,11 +7,12 @@ requirement word and the meaning. Inquiries (GET) list the rows as query paramet
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter
 
 from .fields import AN, Choice, Decimal_, N
-from .spec import F, Table
+from .tables import F, Table
 
 REQUIREMENT = {"M": "Mandatory", "O": "Optional", "C": "Conditional"}
 
@@ -125,3 +126,15 @@ class SpecAutoSchema(AutoSchema):
             return super().get_operation_id()
         suffix = "_path" if "{" in self.path else ""
         return f"{operation.replace('.', '_')}_{self.method.lower()}{suffix}"
+
+
+class EntityTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "core.auth.EntityTokenAuthentication"
+    name = "entityBearer"
+
+    def get_security_definition(self, auto_schema):  # type: ignore[no-untyped-def]
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The entity's token; entityId and entityType go in the request.",
+        }

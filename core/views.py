@@ -6,11 +6,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, JsonResponse
 
 from . import results
 from .context import get_ndc
 from .envelope import envelope
+from .errors import error_answer
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +59,16 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse(envelope(results.RESOURCE_NOT_FOUND), status=404)
+    return _answer(Http404(), request)
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
     return JsonResponse(envelope(results.UNEXPECTED_ERROR), status=500)
+
+
+def _answer(exc: Exception, request: HttpRequest) -> JsonResponse:
+    answer = error_answer(exc, request=request)
+    response = JsonResponse(answer.body, status=answer.status)
+    for name, value in answer.headers.items():
+        response[name] = value
+    return response

@@ -17,8 +17,8 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
-from . import requestors
 from .models import OOBAuthentication, OTPChallenge, RequestorProfile, UsedAssertion
+from .protocol import requestors
 
 
 class RequestorProfileForm(forms.ModelForm):

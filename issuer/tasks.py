@@ -2,7 +2,8 @@
 
 from celery import shared_task
 
-from .assertions import used_assertions_purge
+from . import services
+from .protocol.assertions import used_assertions_purge
 
 
 @shared_task(name="issuer.purge_used_assertions")
@@ -11,5 +12,7 @@ def purge_used_assertions() -> int:
     return used_assertions_purge()
 
 
-# Celery autodiscovery imports only this module; the OOB expiry task lives beside the OOB code.
-from .tasks_oob import expire_oob_authentications  # noqa: E402, F401
+@shared_task(name="issuer.expire_oob_authentications")
+def expire_oob_authentications() -> int:
+    """Beat, every minute: end PENDING out-of-band authentications past their expiry."""
+    return services.oob_expire_due()

@@ -2,13 +2,14 @@
 
 from django.urls import path
 
-from . import api, views_cardholder
+from . import views
+from .protocol import api
 
 urlpatterns = [
     path("issuer/v1/<str:group>/<str:operation>", api.operation_view, name="issuer-api"),
     path(
         "issuer/oob/<str:authentication_id>/<str:token>",
-        views_cardholder.oob_page,
+        views.oob_page,
         name="issuer-oob-cardholder",
     ),
 ]

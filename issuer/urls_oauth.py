@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import oauth
+from .protocol import oauth
 
 urlpatterns = [
     path("oauth2/token", oauth.token_view, name="issuer-token"),

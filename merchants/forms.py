@@ -1,66 +1,33 @@
 """Staff forms for entities and merchants (Django admin).
 
-Field shapes come from the API's spec tables (`merchants.api.serializers`), so a merchant
+Field shapes come from the API's spec tables (`merchants.api.tables`), so a merchant
 registered or edited in the admin satisfies the same AN/N/pattern rules as one created through
 `/pay/v3/merchant/create`. The forms only validate; the admin saves through `merchants.services`.
 """
 
-from collections.abc import Sequence
 from typing import Any
 
 import pycountry
 from django import forms
 
-from core.common import ENTITY_ID
-from core.spec import F, Rule
+from core.forms import SpecFieldsMixin
+from core.status import OperatingStatus
+from core.tables.common import ENTITY_ID
 
-from .api.serializers import MERCHANT_FIELDS, MERCHANT_ID, aggregator_rule
+from .api.tables import AGGREGATOR_RULES, MERCHANT_FIELDS, MERCHANT_ID
 from .models import (
+    MERCHANT_DATA_FIELDS,
     Entity,
     EntityType,
     Merchant,
-    MerchantStatus,
     SecurityStatus,
     ThreeDSDeleteReason,
 )
-
-# Model attributes of the merchant's registered data (everything the API's create/update sets).
-MERCHANT_DATA_FIELDS = tuple(row.attribute for row in MERCHANT_FIELDS)
 
 COUNTRY_CHOICES = sorted(
     ((c.alpha_2, f"{c.alpha_2} {c.name}") for c in pycountry.countries),
     key=lambda choice: choice[1],
 )
-
-
-class SpecFieldsMixin(forms.BaseForm):
-    """Runs the spec's field types over the form's text values, then its cross-field rules.
-
-    `spec_fields` are rows of a spec table whose `attribute` names a form field; blank values are
-    left to the form's own `required` check (mandatory model fields are `blank=False`).
-    """
-
-    spec_fields: Sequence[F] = ()
-    spec_rules: Sequence[Rule] = ()
-
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        cleaned = self.cleaned_data
-        rows = [row for row in self.spec_fields if row.attribute in self.fields]
-        for row in rows:
-            value = cleaned.get(row.attribute)
-            if isinstance(value, str) and value != "":
-                try:
-                    cleaned[row.attribute] = row.type.parse(value)
-                except ValueError as exc:
-                    self.add_error(row.attribute, str(exc))
-        if not self.errors:
-            by_name = {row.name: row.attribute for row in rows}
-            flat = {row.name: cleaned.get(row.attribute) for row in rows}
-            for rule in self.spec_rules:
-                for name, message in rule(flat):
-                    self.add_error(by_name.get(name), message)
-        return cleaned
 
 
 # --- entities ------------------------------------------------------------------------------------
@@ -109,7 +76,7 @@ class MerchantDataForm(SpecFieldsMixin, forms.ModelForm):
     """The merchant's registered data, validated as the API validates it."""
 
     spec_fields = MERCHANT_FIELDS
-    spec_rules = (aggregator_rule,)
+    spec_rules = tuple(AGGREGATOR_RULES)
 
     country = forms.ChoiceField(choices=COUNTRY_CHOICES, help_text="ISO 3166-1 alpha-2")
     corporate_status = forms.ChoiceField(
@@ -173,7 +140,7 @@ class MerchantStatusForm(forms.Form):
 
     status = forms.ChoiceField(
         required=False,
-        choices=[(UNCHANGED, "(leave unchanged)"), *MerchantStatus.choices],
+        choices=[(UNCHANGED, "(leave unchanged)"), *OperatingStatus.choices],
         help_text="CLOSED or TERMINATED merchants cannot return to NORMAL.",
     )
     security_status = forms.ChoiceField(

@@ -10,6 +10,8 @@ that created it; nothing of it is reachable through another participator.
 from django.db import models
 from django.db.models import Q
 
+from core.status import OperatingStatus
+
 
 class EntityType(models.TextChoices):
     PARTICIPATOR = "PARTICIPATOR", "Participator (bank or channel)"
@@ -58,15 +60,6 @@ class Entity(models.Model):
         return f"{self.entity_id} ({self.entity_type})"
 
 
-class MerchantStatus(models.TextChoices):
-    """merchant.status / terminal.status."""
-
-    NORMAL = "NORMAL", "Normal: may transact"
-    CLOSED = "CLOSED", "Closed by the bank"
-    BLOCKED = "BLOCKED", "Blocked: temporarily stopped"
-    TERMINATED = "TERMINATED", "Terminated: voluntarily closed"
-
-
 class SecurityStatus(models.TextChoices):
     """merchant.securityStatus: informational, does not affect transactions."""
 
@@ -95,6 +88,38 @@ class ThreeDSMode(models.TextChoices):
 
     OPTIONAL = "OPTIONAL", "Optional: when the request asks (threeDSecure.indicator)"
     MANDATORY = "MANDATORY", "Mandatory: every card payment (the indicator is ignored)"
+
+
+# The merchant's registered data: what merchant/create sets and merchant/update may change (the
+# rows of merchants.api.tables.MERCHANT_FIELDS name these attributes; a test keeps them equal).
+MERCHANT_DATA_FIELDS = (
+    "name",
+    "business",
+    "website",
+    "street",
+    "postcode",
+    "city",
+    "state",
+    "country",
+    "phone",
+    "mmcc",
+    "vmcc",
+    "pf_id",
+    "iso_id",
+    "submerchant_id",
+    "pf_abbv",
+    "national_tax_identification_number",
+    "location_street_address1",
+    *(f"mcc{i}" for i in range(2, 11)),
+    "aggregator_id",
+    "aggregator_name",
+    "aggregator_type",
+    "aggregator_abbv",
+    "corporate_status",
+    "corporate_name",
+    "date_designed",
+    "mvv_id",
+)
 
 
 class Merchant(models.Model):
@@ -138,7 +163,7 @@ class Merchant(models.Model):
     mvv_id = models.CharField("MVV id", max_length=10, blank=True)
 
     status = models.CharField(
-        max_length=10, choices=MerchantStatus.choices, default=MerchantStatus.NORMAL
+        max_length=10, choices=OperatingStatus.choices, default=OperatingStatus.NORMAL
     )
     security_status = models.CharField(max_length=10, choices=SecurityStatus.choices, blank=True)
     threeds_status = models.CharField(
@@ -167,7 +192,7 @@ class Merchant(models.Model):
         indexes = [models.Index(fields=["participator", "merchant_id"])]
         constraints = [
             models.CheckConstraint(
-                condition=Q(status__in=MerchantStatus.values), name="merchant_status_valid"
+                condition=Q(status__in=OperatingStatus.values), name="merchant_status_valid"
             ),
             models.CheckConstraint(
                 condition=Q(aggregator_id="") | ~Q(aggregator_name=""),
@@ -180,7 +205,7 @@ class Merchant(models.Model):
 
     @property
     def can_transact(self) -> bool:
-        return self.status == MerchantStatus.NORMAL
+        return self.status == OperatingStatus.NORMAL
 
     @property
     def mccs(self) -> list[str]:

@@ -1,11 +1,13 @@
 """Reads of entities and merchants, always through the caller's reach."""
 
+from typing import Any
+
 from django.db.models import QuerySet
 
-from core import results
+from core.bearer import token_hash
 from core.errors import NotFound
-from core.tokens import token_hash
 
+from . import results
 from .models import Entity, EntityType, Merchant
 
 
@@ -27,3 +29,25 @@ def merchant_get(*, entity: Entity, merchant_id: str) -> Merchant:
     if merchant is None:
         raise NotFound(results.MERCHANT_NOT_FOUND)
     return merchant
+
+
+class EntityDirectory:
+    """How core's bearer authentication finds entities (registered in MerchantsConfig.ready)."""
+
+    def by_token(self, token: str) -> Entity | None:
+        return entity_by_token(token)
+
+    def by_id(self, entity_id: str) -> Entity | None:
+        return Entity.objects.filter(entity_id=entity_id, is_active=True).first()
+
+    def may_act(self, token_entity: Any, entity: Any) -> bool:
+        """Itself, or channel dispatching: a participator acting for a merchant it owns."""
+        return token_entity.pk == entity.pk or (
+            token_entity.entity_type == EntityType.PARTICIPATOR
+            and entity.owner_id == token_entity.pk
+        )
+
+    def entity_types(self, entity: Any) -> frozenset[str]:
+        if entity.entity_type == EntityType.PARTICIPATOR:
+            return frozenset({EntityType.PARTICIPATOR})
+        return frozenset({EntityType.MERCHANT, EntityType.POS})

@@ -12,16 +12,20 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from core import results, vault
-from core.context import get_ndc
-from core.errors import ApplicationError
-from core.tokens import new_token, token_hash
+from core import results as core_results
+from core import vault
+from core.bearer import new_token, token_hash
+from core.errors import ApplicationError, Forbidden
+from core.lifecycle import Lifecycle
+from core.status import operating_lifecycle
+from core.writes import save_changes
 
+from . import results
 from .models import (
+    MERCHANT_DATA_FIELDS,
     Entity,
     EntityType,
     Merchant,
-    MerchantStatus,
     MerchantStatusChange,
     ThreeDSEnrolmentEvent,
     ThreeDSStatus,
@@ -29,14 +33,38 @@ from .models import (
 
 TOKEN_PURPOSE = "entity-token"
 
-# One allowed-transitions rule for merchant and terminal status: any state may be set, except
-# NORMAL from CLOSED or TERMINATED (spec, "Merchant status"; terminals follow the same rule,
-# docs/decisions.md).
-FINAL_STATES = frozenset({MerchantStatus.CLOSED, MerchantStatus.TERMINATED})
+
+def _enrolment_refusal(current: str, target: str) -> ApplicationError:
+    if target == ThreeDSStatus.ENROLLED:
+        return ApplicationError(results.THREEDS_ALREADY_ENROLLED)
+    return ApplicationError(results.THREEDS_NOT_ENROLLED)
 
 
-def status_change_allowed(current: str, requested: str) -> bool:
-    return not (current in FINAL_STATES and requested == MerchantStatus.NORMAL)
+# Enrolment in the network's 3DS2 programme: a deleted merchant may enrol again.
+THREEDS_ENROLMENT = Lifecycle(
+    "3DS enrolment",
+    {
+        ThreeDSStatus.NOT_ENROLLED: {ThreeDSStatus.ENROLLED},
+        ThreeDSStatus.ENROLLED: {ThreeDSStatus.DELETED},
+        ThreeDSStatus.DELETED: {ThreeDSStatus.ENROLLED},
+    },
+    field="threeds_status",
+    refusal=_enrolment_refusal,
+    history=ThreeDSEnrolmentEvent,
+    subject="merchant",
+    history_fields=lambda previous, target: {
+        "action": ThreeDSEnrolmentEvent.Action.ENROL
+        if target == ThreeDSStatus.ENROLLED
+        else ThreeDSEnrolmentEvent.Action.DELETE
+    },
+)
+
+MERCHANT_STATUS = operating_lifecycle(
+    "merchant status",
+    refusal=lambda current, target: ApplicationError(results.MERCHANT_STATUS_NOT_ALLOWED),
+    history=MerchantStatusChange,
+    subject="merchant",
+)
 
 
 # --- entities -----------------------------------------------------------------------------------
@@ -125,7 +153,7 @@ def merchant_create(
     refused with 200.300.405; the unique constraint decides under concurrency.
     """
     if participator.entity_type != EntityType.PARTICIPATOR:
-        raise ApplicationError(results.NOT_AUTHORIZED, http_status=403)
+        raise Forbidden("only a participator owns merchants")
     if Merchant.objects.filter(merchant_id=merchant_id).exists():
         raise _duplicate_merchant(merchant_id)
     try:
@@ -139,13 +167,7 @@ def merchant_create(
             merchant = Merchant.objects.create(
                 merchant_id=merchant_id, entity=entity, participator=participator, **values
             )
-            MerchantStatusChange.objects.create(
-                merchant=merchant,
-                from_status="",
-                to_status=merchant.status,
-                changed_by=changed_by,
-                ndc=get_ndc(),
-            )
+            MERCHANT_STATUS.record(merchant, "", merchant.status, actor=changed_by)
     except IntegrityError:
         if Merchant.objects.filter(merchant_id=merchant_id).exists():
             raise _duplicate_merchant(merchant_id) from None
@@ -155,17 +177,16 @@ def merchant_create(
 
 def _duplicate_merchant(merchant_id: str) -> ApplicationError:
     return ApplicationError(
-        results.DUPLICATE_ENTRY, f"duplicate entry: merchant.id {merchant_id} already exists"
+        core_results.DUPLICATE_ENTRY, f"duplicate entry: merchant.id {merchant_id} already exists"
     )
 
 
 @transaction.atomic
 def merchant_update(*, merchant: Merchant, values: Mapping[str, Any]) -> Merchant:
-    """Change registered data. merchant.id, status and 3DS enrolment are not changed here."""
+    """Change registered data (MERCHANT_DATA_FIELDS only). merchant.id, status and 3DS enrolment
+    are not changed here. Only the given columns are written, under the row lock."""
     locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
-    for key, value in values.items():
-        setattr(locked, key, value)
-    locked.save()
+    save_changes(locked, values, allowed=MERCHANT_DATA_FIELDS)
     return locked
 
 
@@ -180,21 +201,20 @@ def merchant_set_status(
     """
     locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
     new_status = status or locked.status
-    if not status_change_allowed(locked.status, new_status):
-        raise ApplicationError(results.MERCHANT_STATUS_NOT_ALLOWED)
-    new_security = locked.security_status if security_status is None else security_status
-    MerchantStatusChange.objects.create(
-        merchant=locked,
-        from_status=locked.status,
-        to_status=new_status,
-        from_security_status=locked.security_status,
-        to_security_status=new_security,
-        changed_by=changed_by,
-        ndc=get_ndc(),
+    MERCHANT_STATUS.check(locked.status, new_status)
+    old_security = locked.security_status
+    if security_status is not None:
+        locked.security_status = security_status
+    MERCHANT_STATUS.apply(
+        locked,
+        new_status,
+        actor=changed_by,
+        save_fields=["security_status"],
+        history={
+            "from_security_status": old_security,
+            "to_security_status": locked.security_status,
+        },
     )
-    locked.status = new_status
-    locked.security_status = new_security
-    locked.save(update_fields=["status", "security_status", "updated_at"])
     return locked
 
 
@@ -211,24 +231,14 @@ def merchant_set_threeds_mode(*, merchant: Merchant, mode: str) -> Merchant:
 def merchant_3ds_enrol(*, merchant: Merchant, changed_by: str) -> Merchant:
     """Enrol in the network's 3DS2 programme; 700.500.200 when already enrolled."""
     locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
-    if locked.threeds_status == ThreeDSStatus.ENROLLED:
-        raise ApplicationError(results.THREEDS_ALREADY_ENROLLED)
-    locked.threeds_status = ThreeDSStatus.ENROLLED
+    THREEDS_ENROLMENT.check(locked.threeds_status, ThreeDSStatus.ENROLLED)
     locked.threeds_enrolled_at = timezone.now()
     locked.threeds_delete_reason = ""
-    locked.save(
-        update_fields=[
-            "threeds_status",
-            "threeds_enrolled_at",
-            "threeds_delete_reason",
-            "updated_at",
-        ]
-    )
-    ThreeDSEnrolmentEvent.objects.create(
-        merchant=locked,
-        action=ThreeDSEnrolmentEvent.Action.ENROL,
-        changed_by=changed_by,
-        ndc=get_ndc(),
+    THREEDS_ENROLMENT.apply(
+        locked,
+        ThreeDSStatus.ENROLLED,
+        actor=changed_by,
+        save_fields=["threeds_enrolled_at", "threeds_delete_reason"],
     )
     return locked
 
@@ -237,24 +247,14 @@ def merchant_3ds_enrol(*, merchant: Merchant, changed_by: str) -> Merchant:
 def merchant_3ds_delete(*, merchant: Merchant, reason: str, changed_by: str) -> Merchant:
     """Delete from the 3DS2 programme with one of the five reasons; 700.500.201 if not enrolled."""
     locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
-    if locked.threeds_status != ThreeDSStatus.ENROLLED:
-        raise ApplicationError(results.THREEDS_NOT_ENROLLED)
-    locked.threeds_status = ThreeDSStatus.DELETED
+    THREEDS_ENROLMENT.check(locked.threeds_status, ThreeDSStatus.DELETED)
     locked.threeds_deleted_at = timezone.now()
     locked.threeds_delete_reason = reason
-    locked.save(
-        update_fields=[
-            "threeds_status",
-            "threeds_deleted_at",
-            "threeds_delete_reason",
-            "updated_at",
-        ]
-    )
-    ThreeDSEnrolmentEvent.objects.create(
-        merchant=locked,
-        action=ThreeDSEnrolmentEvent.Action.DELETE,
-        reason=reason,
-        changed_by=changed_by,
-        ndc=get_ndc(),
+    THREEDS_ENROLMENT.apply(
+        locked,
+        ThreeDSStatus.DELETED,
+        actor=changed_by,
+        save_fields=["threeds_deleted_at", "threeds_delete_reason"],
+        history={"reason": reason},
     )
     return locked

@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class PaymentsConfig(AppConfig):
     name = "payments"
     verbose_name = "Payments"
+
+    def ready(self) -> None:
+        from core import vault
+
+        from . import results  # noqa: F401 - declares the app's result codes
+        from .cards import PAN_PURPOSE
+        from .models import Payment
+
+        vault.register(Payment, "pan_ciphertext", purpose=PAN_PURPOSE)

@@ -115,6 +115,11 @@ class Payment(models.Model):
     checkout_type = models.CharField(max_length=10, blank=True)
     risk_score = models.CharField(max_length=32, blank=True)
     risk_decision = models.CharField(max_length=32, blank=True)
+    threeds_started = models.BooleanField(
+        "3-D Secure by us",
+        default=False,
+        help_text="A 3-D Secure authentication of this platform was started for it.",
+    )
 
     data = models.JSONField(
         default=dict,

@@ -23,12 +23,13 @@ class Assessment:
     decision: str
 
 
-def assess(flat: Mapping[str, Any]) -> Assessment | None:
-    if flat.get("risk.systemID") != INTERNAL:
+def assess(*, system_id: str, amount: Decimal | None, data: Mapping[str, Any]) -> Assessment | None:
+    """Score a payment of `amount` with its data groups (`data`, by dotted name)."""
+    if system_id != INTERNAL:
         return None
+    flat = data
     score = 0
-    amount = flat.get("amount") or Decimal("0")
-    if amount >= HIGH_AMOUNT:
+    if (amount or Decimal("0")) >= HIGH_AMOUNT:
         score += 60
     billing, shipping = flat.get("billing.country"), flat.get("shipping.country")
     if billing and shipping and billing != shipping:

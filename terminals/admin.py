@@ -6,20 +6,50 @@ through the "Set status…" action, which writes the history row with `changed_b
 
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
-from core.admin import HistoryInline, action_form_response, staff_actor
-from core.errors import ApplicationError
-from merchants.admin import ServiceAddMixin, adopt, no_related_popups, refusal_message
+from core.admin import (
+    HistoryInline,
+    ServiceAddMixin,
+    adopt,
+    each_through_service,
+    form_action,
+    staff_actor,
+)
+from merchants.admin import MerchantAdmin
 
 from . import services
 from .forms import TerminalCreateForm, TerminalDataForm, TerminalStatusForm
 from .models import Terminal, TerminalStatusChange
+
+
+class TerminalInline(HistoryInline):
+    """The terminals of a merchant, on the merchant's page (added to MerchantAdmin from here:
+    merchants does not import terminals)."""
+
+    model = Terminal
+    verbose_name_plural = "terminals"
+    fields = (
+        "terminal_link",
+        "name",
+        "terminal_type",
+        "pin_entry_capability",
+        "status",
+        "created_at",
+    )
+
+    @admin.display(description="pos.terminalId")
+    def terminal_link(self, obj: Terminal) -> str:
+        url = reverse("admin:terminals_terminal_change", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, obj.terminal_id)
+
+
+MerchantAdmin.related_inlines.append(TerminalInline)
 
 
 class TerminalStatusChangeInline(HistoryInline):
@@ -82,12 +112,6 @@ class TerminalAdmin(ServiceAddMixin, admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Terminal]:
         return super().get_queryset(request).select_related("merchant")
 
-    def get_fieldsets(self, request: HttpRequest, obj: Terminal | None = None) -> Any:
-        return self.add_fieldsets if obj is None else self.change_fieldsets
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Terminal | None = None) -> Any:
-        return () if obj is None else self.change_readonly_fields
-
     def get_form(
         self, request: HttpRequest, obj: Terminal | None = None, change: bool = False, **kwargs: Any
     ) -> type[ModelForm]:
@@ -101,9 +125,6 @@ class TerminalAdmin(ServiceAddMixin, admin.ModelAdmin):
 
     def get_inlines(self, request: HttpRequest, obj: Terminal | None) -> Any:
         return () if obj is None else (TerminalStatusChangeInline,)
-
-    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        return no_related_popups(super().formfield_for_dbfield(db_field, request, **kwargs))
 
     def save_model(
         self, request: HttpRequest, obj: Terminal, form: ModelForm, change: bool
@@ -127,34 +148,28 @@ class TerminalAdmin(ServiceAddMixin, admin.ModelAdmin):
 
     @admin.action(description="Set status…", permissions=["change"])
     def set_status(self, request: HttpRequest, queryset: QuerySet[Terminal]) -> HttpResponse | None:
-        form = TerminalStatusForm(request.POST if "apply" in request.POST else None)
-        if not form.is_valid():
-            return action_form_response(
-                self,
+        def apply(form: Any) -> None:
+            status = form.cleaned_data["status"]
+            each_through_service(
                 request,
                 queryset,
-                form=form,
-                title="Set terminal status",
-                submit_label="Set status",
-                intro="Each terminal is changed on its own; one that may not take the new status "
-                "is left as it is and named in an error message.",
+                lambda terminal: services.terminal_set_status(
+                    terminal=terminal, status=status, changed_by=staff_actor(request)
+                ),
+                name=lambda terminal: terminal.terminal_id,
+                done=lambda ids: (
+                    f"Status set to {status} for {len(ids)} terminal(s): {', '.join(ids)}."
+                ),
             )
-        done = []
-        for terminal in queryset:
-            try:
-                services.terminal_set_status(
-                    terminal=terminal,
-                    status=form.cleaned_data["status"],
-                    changed_by=staff_actor(request),
-                )
-            except ApplicationError as exc:
-                refusal_message(request, terminal, exc)
-            else:
-                done.append(terminal.terminal_id)
-        if done:
-            messages.success(
-                request,
-                f"Status set to {form.cleaned_data['status']} for "
-                f"{len(done)} terminal(s): {', '.join(done)}.",
-            )
-        return None
+
+        return form_action(
+            self,
+            request,
+            queryset,
+            form_class=TerminalStatusForm,
+            title="Set terminal status",
+            submit_label="Set status",
+            intro="Each terminal is changed on its own; one that may not take the new status "
+            "is left as it is and named in an error message.",
+            apply=apply,
+        )

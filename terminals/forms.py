@@ -5,13 +5,11 @@ from typing import Any
 
 from django import forms
 
-from merchants.forms import SpecFieldsMixin
-from merchants.models import MerchantStatus
+from core.forms import SpecFieldsMixin
+from core.status import OperatingStatus
 
-from .api.serializers import TERMINAL_FIELDS, TERMINAL_ID
-from .models import Terminal
-
-TERMINAL_DATA_FIELDS = tuple(row.attribute for row in TERMINAL_FIELDS)
+from .api.tables import TERMINAL_FIELDS, TERMINAL_ID
+from .models import TERMINAL_DATA_FIELDS, Terminal
 
 
 class TerminalDataForm(SpecFieldsMixin, forms.ModelForm):
@@ -56,6 +54,6 @@ class TerminalCreateForm(TerminalDataForm):
 
 class TerminalStatusForm(forms.Form):
     status = forms.ChoiceField(
-        choices=MerchantStatus.choices,
+        choices=OperatingStatus.choices,
         help_text="CLOSED or TERMINATED terminals cannot return to NORMAL.",
     )

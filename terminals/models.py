@@ -8,7 +8,8 @@ NORMAL; docs/decisions.md).
 from django.db import models
 from django.db.models import Q
 
-from merchants.models import Merchant, MerchantStatus
+from core.status import OperatingStatus
+from merchants.models import Merchant
 
 
 class TerminalType(models.TextChoices):
@@ -26,6 +27,19 @@ class PinEntryCapability(models.TextChoices):
     PIN_PAD_DOWN = "8", "8 PIN pad not operative now"
 
 
+# The terminal's registered data: what terminal/create sets and terminal/update may change.
+TERMINAL_DATA_FIELDS: tuple[str, ...] = (
+    "name",
+    "device_id",
+    "device_info",
+    "terminal_type",
+    "postcode",
+    "pin_entry_capability",
+    "digital_id",
+    "acct_id",
+)
+
+
 class Terminal(models.Model):
     terminal_id = models.CharField("pos.terminalId", max_length=8, unique=True, editable=False)
     merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="terminals")
@@ -38,7 +52,7 @@ class Terminal(models.Model):
     digital_id = models.CharField(max_length=15, blank=True)
     acct_id = models.CharField("account id", max_length=15, blank=True)
     status = models.CharField(
-        max_length=10, choices=MerchantStatus.choices, default=MerchantStatus.NORMAL
+        max_length=10, choices=OperatingStatus.choices, default=OperatingStatus.NORMAL
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -47,7 +61,7 @@ class Terminal(models.Model):
         ordering = ["terminal_id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(status__in=MerchantStatus.values), name="terminal_status_valid"
+                condition=Q(status__in=OperatingStatus.values), name="terminal_status_valid"
             ),
         ]
 
@@ -56,7 +70,7 @@ class Terminal(models.Model):
 
     @property
     def can_transact(self) -> bool:
-        return self.status == MerchantStatus.NORMAL and self.merchant.can_transact
+        return self.status == OperatingStatus.NORMAL and self.merchant.can_transact
 
 
 class TerminalStatusChange(models.Model):

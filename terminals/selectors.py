@@ -1,10 +1,14 @@
+"""Reads of terminals, always through the caller's reach."""
+
+from typing import Any
+
 from django.db.models import QuerySet
 
-from core import results
 from core.errors import NotFound
 from merchants.models import Entity
 from merchants.selectors import merchants_reachable
 
+from . import results
 from .models import Terminal
 
 
@@ -24,3 +28,8 @@ def terminal_get(*, entity: Entity, terminal_id: str) -> Terminal:
 
 def terminal_list_for_merchant(*, merchant_pk: int) -> QuerySet[Terminal]:
     return Terminal.objects.filter(merchant_id=merchant_pk)
+
+
+def terminal_of_merchant_entity(entity: Any, terminal_id: str) -> Terminal | None:
+    """The terminal a POS entity acts through (core.auth's terminal finder), or None."""
+    return Terminal.objects.filter(terminal_id=terminal_id, merchant__entity=entity).first()

@@ -5,13 +5,21 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from core import results
-from core.context import get_ndc
+from core import results as core_results
 from core.errors import ApplicationError
+from core.status import operating_lifecycle
+from core.writes import save_changes
 from merchants.models import Merchant
-from merchants.services import status_change_allowed
 
-from .models import Terminal, TerminalStatusChange
+from . import results
+from .models import TERMINAL_DATA_FIELDS, Terminal, TerminalStatusChange
+
+TERMINAL_STATUS = operating_lifecycle(
+    "terminal status",
+    refusal=lambda current, target: ApplicationError(results.TERMINAL_STATUS_NOT_ALLOWED),
+    history=TerminalStatusChange,
+    subject="terminal",
+)
 
 
 def terminal_create(
@@ -23,13 +31,7 @@ def terminal_create(
     try:
         with transaction.atomic():
             terminal = Terminal.objects.create(terminal_id=terminal_id, merchant=merchant, **values)
-            TerminalStatusChange.objects.create(
-                terminal=terminal,
-                from_status="",
-                to_status=terminal.status,
-                changed_by=changed_by,
-                ndc=get_ndc(),
-            )
+            TERMINAL_STATUS.record(terminal, "", terminal.status, actor=changed_by)
     except IntegrityError:
         if Terminal.objects.filter(terminal_id=terminal_id).exists():
             raise _duplicate(terminal_id) from None
@@ -39,16 +41,16 @@ def terminal_create(
 
 def _duplicate(terminal_id: str) -> ApplicationError:
     return ApplicationError(
-        results.DUPLICATE_ENTRY, f"duplicate entry: pos.terminalId {terminal_id} already exists"
+        core_results.DUPLICATE_ENTRY,
+        f"duplicate entry: pos.terminalId {terminal_id} already exists",
     )
 
 
 @transaction.atomic
 def terminal_update(*, terminal: Terminal, values: Mapping[str, Any]) -> Terminal:
+    """Change registered data (TERMINAL_DATA_FIELDS only), under the row lock."""
     locked = Terminal.objects.select_for_update().get(pk=terminal.pk)
-    for key, value in values.items():
-        setattr(locked, key, value)
-    locked.save()
+    save_changes(locked, values, allowed=TERMINAL_DATA_FIELDS)
     return locked
 
 
@@ -56,15 +58,5 @@ def terminal_update(*, terminal: Terminal, values: Mapping[str, Any]) -> Termina
 def terminal_set_status(*, terminal: Terminal, status: str, changed_by: str) -> Terminal:
     """Set terminal.status with history; NORMAL from CLOSED/TERMINATED is refused (700.500.101)."""
     locked = Terminal.objects.select_for_update().get(pk=terminal.pk)
-    if not status_change_allowed(locked.status, status):
-        raise ApplicationError(results.TERMINAL_STATUS_NOT_ALLOWED)
-    TerminalStatusChange.objects.create(
-        terminal=locked,
-        from_status=locked.status,
-        to_status=status,
-        changed_by=changed_by,
-        ndc=get_ndc(),
-    )
-    locked.status = status
-    locked.save(update_fields=["status", "updated_at"])
+    TERMINAL_STATUS.apply(locked, status, actor=changed_by)
     return locked

@@ -7,7 +7,7 @@ to a table is tested without a hand-written case.
 from collections.abc import Iterator
 from typing import Any
 
-from core.spec import F, Table
+from core.tables import F, Table
 
 COMMON_NAMES = {"entityId", "entityType", "merchantTransactionId"}
 

@@ -1,25 +1,23 @@
 """Merchant management endpoints: thin views over merchants.services."""
 
-from collections.abc import Mapping
 from typing import Any
 
 from core import results
 from core.api import SpecInquiryView, SpecView
+from core.auth import Principal
 from core.errors import ParameterError
-from core.spec import model_values
 
 from .. import selectors, services
-from ..auth import Principal
-from .serializers import (
+from .tables import (
     MERCHANT_3DS_DELETE,
     MERCHANT_3DS_ENROL,
     MERCHANT_CREATE,
-    MERCHANT_FIELDS,
+    MERCHANT_DATA,
     MERCHANT_INQUIRY,
     MERCHANT_STATUS,
+    MERCHANT_STORED,
     MERCHANT_UPDATE,
-    merchant_fields_flat,
-    merchant_view,
+    MERCHANT_VIEW,
 )
 
 PARTICIPATOR = frozenset({"PARTICIPATOR"})
@@ -37,7 +35,7 @@ class MerchantCreateView(SpecView):
         merchant, token = services.merchant_create(
             participator=principal.entity,
             merchant_id=flat["merchant.id"],
-            values=model_values(MERCHANT_FIELDS, flat),
+            values=MERCHANT_DATA.values(flat),
             changed_by=principal.actor,
         )
         return results.REQUEST_SUCCEEDED, {
@@ -54,22 +52,16 @@ class MerchantUpdateView(SpecView):
     partial = True
     always_required = ("entityId", "entityType", "merchantTransactionId", "merchant.id")
 
-    def adjust(
-        self, flat: dict[str, Any], data: Mapping[str, Any], **kwargs: Any
-    ) -> dict[str, Any]:
-        merchant = selectors.merchant_get(
-            entity=self.request.user.entity,  # type: ignore[union-attr]
-            merchant_id=flat["merchant.id"],
+    def stored(self, principal: Principal, flat: dict[str, Any]) -> dict[str, Any]:
+        self.merchant = selectors.merchant_get(
+            entity=principal.entity, merchant_id=flat["merchant.id"]
         )
-        MERCHANT_UPDATE.check_rules({**merchant_fields_flat(merchant), **flat}, data)
-        self.merchant = merchant
-        return flat
+        return MERCHANT_VIEW.render(self.merchant, names=MERCHANT_STORED)
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
     ) -> tuple[results.Result, dict[str, Any]]:
-        changes = model_values(MERCHANT_FIELDS, flat)
-        services.merchant_update(merchant=self.merchant, values=changes)
+        services.merchant_update(merchant=self.merchant, values=MERCHANT_DATA.values(flat))
         return results.REQUEST_SUCCEEDED, {"merchant.id": self.merchant.merchant_id}
 
 
@@ -141,4 +133,4 @@ class MerchantInquiryView(SpecInquiryView):
         merchant = selectors.merchant_get(entity=principal.entity, merchant_id=flat["merchant.id"])
         if principal.entity_type == "POS" and flat.get("pos.terminalId") is None:
             raise ParameterError([("pos.terminalId", None, "is required when entityType is POS")])
-        return results.REQUEST_SUCCEEDED, merchant_view(merchant)
+        return results.REQUEST_SUCCEEDED, MERCHANT_VIEW.render(merchant)

@@ -1,39 +1,43 @@
-"""Payment endpoints: thin views over payments.services."""
+"""Payment endpoints: parse with the payment table, call one use case, answer.
+
+POST /pay/v3/payments (every type) and /pay/v3/payments/{id} (CP, RV, RF, PR against id), the
+reversal path /pay/v21/payments (RV only), and GET /pay/v3/payments/{id} (inquiry).
+"""
 
 from typing import Any
 
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from core import idempotency
-from core.build import build_number
-from core.context import get_ndc
-from core.envelope import timestamp
+from core.api import SpecView
+from core.auth import Principal
 from core.errors import ParameterError
 from core.nesting import lookup
 from core.parsers import nest_query
 from merchants import selectors as merchant_selectors
-from merchants.auth import Principal
 from terminals import selectors as terminal_selectors
 
-from .. import cards, selectors, services
-from ..models import REFERENCED_TYPES
+from .. import selectors, services
+from ..models import REFERENCED_TYPES, PaymentType
 from ..render import payment_body
-from ..threeds import issuer
-from .serializers import PAYMENT, PAYMENT_INQUIRY
+from ..services.types import Caller, PaymentOutcome
+from ..threeds import acs
+from ..threeds.v2 import threeds_v2_problems
+from .commands import (
+    card_from,
+    details_from,
+    money_from,
+    money_of,
+    request_hash,
+    threeds_from,
+)
+from .tables import PAYMENT, PAYMENT_INQUIRY
+
+ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
 
 
-def request_hash(flat: dict[str, Any]) -> str:
-    """What makes two requests "the same parameters": all fields, with the card number replaced
-    by its keyed fingerprint and the CVV left out (neither is stored in any form)."""
-    safe = {k: v for k, v in flat.items() if k not in ("card.number", "card.cvv")}
-    if "card.number" in flat:
-        safe["card.fingerprint"] = cards.fingerprint(flat["card.number"])
-    return idempotency.fingerprint(safe)
-
-
-def caller_for(principal: Principal, flat: dict[str, Any], base_url: str = "") -> services.Caller:
+def caller_for(principal: Principal, flat: dict[str, Any], base_url: str = "") -> Caller:
+    """The merchant the entity reaches (404 otherwise) and, for POS, the terminal."""
     merchant = merchant_selectors.merchant_get(
         entity=principal.entity, merchant_id=flat["merchant.id"]
     )
@@ -51,48 +55,81 @@ def caller_for(principal: Principal, flat: dict[str, Any], base_url: str = "") -
                 )
             ]
         )
-    return services.Caller(principal.entity, principal.entity_type, merchant, terminal, base_url)
+    return Caller(principal.entity, principal.entity_type, merchant, terminal, base_url)
 
 
-class PaymentsView(APIView):
-    """POST /pay/v3/payments (all types) and /pay/v3/payments/{id} (CP, RV, RF, PR against id);
-    GET /pay/v3/payments/{id} (inquiry)."""
+def submit(kind: str, flat: dict[str, Any], common: dict[str, Any], original: str) -> Any:
+    """The use case of a paymentType, with its typed arguments."""
+    if kind in (PaymentType.CV, PaymentType.RV):
+        money = money_from(flat)
+        if kind == PaymentType.CV:
+            return services.payment_verify(**common, money=money, card=card_from(flat))
+        source = flat["transactionSource"]
+        return services.payment_reverse(**common, original_id=original, source=source, money=money)
+    money = money_of(flat)
+    if kind == PaymentType.PA:
+        return services.payment_authorize(
+            **common, money=money, card=card_from(flat), threeds=threeds_from(flat)
+        )
+    if kind == PaymentType.DB:
+        return services.payment_debit(
+            **common, money=money, card=card_from(flat), threeds=threeds_from(flat)
+        )
+    if kind == PaymentType.CD:
+        return services.payment_credit(**common, money=money, card=card_from(flat))
+    if kind == PaymentType.CP:
+        return services.payment_capture(**common, original_id=original, money=money)
+    if kind == PaymentType.RF:
+        return services.payment_refund(**common, original_id=original, money=money)
+    return services.payment_pos_refund(**common, original_id=original, money=money)
+
+
+class PaymentsView(SpecView):
+    """Every payment type; the payment row itself is the idempotency record (services.engine)."""
 
     http_method_names = ["get", "post"]
     only_types: frozenset[str] | None = None
-    table = PAYMENT  # for the OpenAPI schema (core.schema)
-    inquiry_table = PAYMENT_INQUIRY
+    table = PAYMENT
+    inquiry_table = PAYMENT_INQUIRY  # GET's query parameters, for the OpenAPI schema
     operation = "payments.submit"
+    entity_types = ANYONE
 
-    def post(self, request: Request, payment_id: str | None = None) -> Response:
+    def post(self, request: Request, payment_id: str | None = None, **kwargs: Any) -> Response:
         data = request.data if isinstance(request.data, dict) else {}
-        flat = PAYMENT.validate(data)
+        self.data = data
+        return self.answer(request, data, payment_id=payment_id)
+
+    def reconcile(
+        self, principal: Principal, flat: dict[str, Any], payment_id: str | None = None, **kw: Any
+    ) -> dict[str, Any]:
         kind = flat["paymentType"]
         if self.only_types is not None and kind not in self.only_types:
             raise ParameterError(
                 [("paymentType", kind, "this path takes " + ", ".join(sorted(self.only_types)))]
             )
-        original_id = self._original_id(flat, payment_id)
-        caller = caller_for(request.user, flat, request.build_absolute_uri("/"))  # type: ignore[arg-type]
-        if services.threeds_requested(caller.merchant, flat):
-            from ..threeds.fields import threeds_v2_problems
+        self.original_id = self._original_id(flat, payment_id)
+        return flat
 
-            version = issuer.version_for(flat["card.number"])
+    def run(self, principal: Principal, flat: dict[str, Any]) -> PaymentOutcome:
+        caller = caller_for(principal, flat, self.request.build_absolute_uri("/"))
+        kind = flat["paymentType"]
+        indicator = flat.get("threeDSecure.indicator", "")
+        if services.threeds_requested(
+            merchant=caller.merchant, payment_type=kind, indicator=indicator
+        ):
+            version = acs.version_for(flat["card.number"])
             problems = threeds_v2_problems(flat, version=version)
             if problems:
-                raise ParameterError([(name, lookup(data, name), msg) for name, msg in problems])
-        outcome = services.payment_submit(
-            caller=caller, flat=flat, request_hash=request_hash(flat), original_id=original_id
-        )
-        if outcome.replayed:
-            body = {
-                **outcome.body,
-                "buildNumber": build_number(),
-                "timestamp": timestamp(),
-                "ndc": get_ndc(),
-            }
-            return Response(body, headers={"Idempotent-Replayed": "true"})
-        return Response(outcome.body)
+                raise ParameterError(
+                    [(name, lookup(self.data, name), msg) for name, msg in problems]
+                )
+        common = {
+            "caller": caller,
+            "reference": flat["merchantTransactionId"],
+            "request_hash": request_hash(flat),
+            "details": details_from(flat),
+        }
+        return submit(kind, flat, common, self.original_id or "")
 
     @staticmethod
     def _original_id(flat: dict[str, Any], payment_id: str | None) -> str | None:
@@ -123,7 +160,7 @@ class PaymentsView(APIView):
         if payment_id is None:
             return self.http_method_not_allowed(request)
         flat = PAYMENT_INQUIRY.validate(nest_query(request.query_params))
-        principal: Any = request.user  # merchants.auth.Principal
+        principal: Principal = request.user  # type: ignore[assignment]
         payment = selectors.payment_get(
             entity=principal.entity,
             payment_id=payment_id,

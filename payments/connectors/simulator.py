@@ -7,8 +7,9 @@ AuthCode) are random but well-formed.
 
 import secrets
 
-from core import results
+from core.results import TRANSACTION_SUCCEEDED
 
+from .. import results
 from .base import AuthRequest, NetworkAnswer, ReferenceRequest
 
 # card number -> (result, AcquirerResponse, macResponse, cvvResponse override)
@@ -58,7 +59,7 @@ class SimulatorConnector:
                 **ids,
             )
         return NetworkAnswer(
-            results.TRANSACTION_SUCCEEDED,
+            TRANSACTION_SUCCEEDED,
             auth_code=_auth_code(),
             acquirer_response="00",
             avs_response=avs,
@@ -68,7 +69,7 @@ class SimulatorConnector:
 
     def follow_up(self, request: ReferenceRequest) -> NetworkAnswer:
         return NetworkAnswer(
-            results.TRANSACTION_SUCCEEDED,
+            TRANSACTION_SUCCEEDED,
             auth_code=request.original_auth_code,
             acquirer_response="00",
             stan=_digits(6),

@@ -10,6 +10,10 @@ import secrets
 from django.db import models
 
 from core.envelope import new_id
+from core.errors import Conflict
+from core.lifecycle import Lifecycle
+
+from .. import results
 
 
 def _nonce() -> str:
@@ -28,7 +32,7 @@ class ThreeDSState(models.TextChoices):
     EXPIRED = "EXPIRED", "Expired: never completed"
 
 
-FINAL_STATES = frozenset(
+ENDINGS = frozenset(
     {
         ThreeDSState.AUTHENTICATED,
         ThreeDSState.ATTEMPTED,
@@ -37,6 +41,22 @@ FINAL_STATES = frozenset(
         ThreeDSState.EXPIRED,
     }
 )
+
+# PENDING -> CHALLENGE -> an ending (or PENDING -> an ending: frictionless, expired, cancelled);
+# an ending is final, so the same challenge cannot be completed twice.
+THREEDS_LIFECYCLE = Lifecycle(
+    "3-D Secure authentication",
+    {
+        ThreeDSState.PENDING: {ThreeDSState.CHALLENGE, *ENDINGS},
+        ThreeDSState.CHALLENGE: ENDINGS,
+        **{state: set() for state in ENDINGS},
+    },
+    field="state",
+    refusal=lambda current, target: Conflict(
+        results.THREEDS_ALREADY_COMPLETE, "this authentication is already complete"
+    ),
+)
+FINAL_STATES = THREEDS_LIFECYCLE.final_states
 
 
 class ThreeDSAuthentication(models.Model):
@@ -84,4 +104,4 @@ class ThreeDSAuthentication(models.Model):
 
     @property
     def is_final(self) -> bool:
-        return self.state in FINAL_STATES
+        return THREEDS_LIFECYCLE.is_final(self.state)

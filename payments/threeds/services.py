@@ -1,61 +1,66 @@
-"""The 3-D Secure flow: start an authentication for a payment, complete it once, expire it.
+"""The 3-D Secure flow: start an authentication for a payment, carry it through the ACS pages,
+complete it once, expire it. The pages (views.py) and the beat task call only these.
 
 `threeds_start` runs inside the payment's transaction (payments.services) and leaves the payment
-pending (000.200.000) with a redirect. `threeds_complete` is called by the ACS pages: it locks
-the authentication and its payment, refuses a second completion, records the authentication
-result, and then asks the network for the authorization (the card number comes from the vault;
-the CVV was never kept, so the authorization carries none) or ends the payment with the 3DS
-code. `threeds_expire` (beat) ends authentications nobody completed.
+pending (000.200.000) with a redirect. Every later change locks the authentication and its
+payment (lock_objects.threeds_lock) and moves the state through THREEDS_LIFECYCLE, so two
+browser tabs, a double click and the expiry task cannot both decide one authentication, and
+wrong one-time passwords are counted exactly. Completion records the authentication result and
+then asks the network for the authorization (the card number comes from the vault; the CVV was
+never kept, so the authorization carries none), or ends the payment with the 3DS code.
 """
 
-from collections.abc import Mapping
+import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
-from core import results
-from core.errors import ApplicationError
+from core.errors import Forbidden
 
 from .. import cards
-from ..connectors.base import AuthRequest, NetworkAnswer
-from ..connectors.simulator import get_connector
-from ..models import Payment, PaymentType, ThreeDSAuthentication, ThreeDSState
-from . import issuer
+from .. import results as payment_results
+from ..connectors.base import NetworkAnswer
+from ..models import Payment, ThreeDSAuthentication, ThreeDSState
+from ..services import engine, network
+from ..services.lock_objects import threeds_lock
+from ..services.types import Card, ThreeDSRequest
+from . import acs
+from .models import THREEDS_LIFECYCLE
 
 LIFETIME = timedelta(minutes=10)
-HISTORY_PREFIX = "customParameters["
 
 STATE_BY_TRANS_STATUS = {
     "Y": ThreeDSState.AUTHENTICATED,
     "A": ThreeDSState.ATTEMPTED,
     "N": ThreeDSState.FAILED,
 }
+REFUSAL_BY_STATE = {
+    ThreeDSState.CANCELLED: payment_results.THREEDS_CANCELLED,
+    ThreeDSState.EXPIRED: payment_results.THREEDS_EXPIRED,
+    ThreeDSState.FAILED: payment_results.THREEDS_FAILED,
+}
 
 
-class AlreadyComplete(ApplicationError):
-    http_status = 409
-
-
-def threeds_start(*, payment: Payment, flat: Mapping[str, Any], pan: str) -> ThreeDSAuthentication:
-    """Create the authentication the shopper will go through (the issuer decides the flow now)."""
-    amount: Decimal = flat.get("threeDSecure.amount") or payment.amount or Decimal("0.00")
-    currency = flat.get("threeDSecure.currency") or payment.currency
-    custom = {
-        k[len(HISTORY_PREFIX) : -1]: v for k, v in flat.items() if k.startswith(HISTORY_PREFIX)
-    }
-    decision = issuer.decide(
-        pan=pan,
+def threeds_start(
+    *, payment: Payment, card: Card, request: ThreeDSRequest
+) -> ThreeDSAuthentication:
+    """Create the authentication the shopper will go through (the ACS decides the flow now).
+    Runs in the payment's transaction; marks the payment as authenticated by us."""
+    money = request.amount
+    amount: Decimal = money.amount if money else (payment.amount or Decimal("0.00"))
+    currency = money.currency if money else payment.currency
+    decision = acs.decide(
+        pan=card.number,
         amount=amount,
         risk_decision=payment.risk_decision,
-        challenge_indicator=flat.get("threeDSecure.challengeIndicator") or "01",
-        flags=custom,
+        challenge_indicator=request.challenge_indicator,
+        flags=dict(request.flags),
     )
-    browser = {k.split(".", 2)[2]: v for k, v in flat.items() if k.startswith("customer.browser.")}
-    from .fields import cardholder_history
-
+    payment.threeds_started = True
     return ThreeDSAuthentication.objects.create(
         payment=payment,
         flow=decision.flow,
@@ -64,78 +69,102 @@ def threeds_start(*, payment: Payment, flat: Mapping[str, Any], pan: str) -> Thr
         version=decision.version,
         amount=amount,
         currency=currency,
-        challenge_indicator=flat.get("threeDSecure.challengeIndicator") or "01",
-        challenge_window=flat.get("customer.browser.challengeWindow") or "05",
-        shopper_result_url=flat["shopperResultUrl"],
-        browser=browser,
-        cardholder_history=cardholder_history(flat),
+        challenge_indicator=request.challenge_indicator,
+        challenge_window=request.challenge_window,
+        shopper_result_url=request.shopper_result_url,
+        browser=dict(request.browser),
+        cardholder_history=dict(request.cardholder_history),
         expires_at=timezone.now() + LIFETIME,
     )
 
 
+def threeds_method_completed(*, auth_id: str) -> None:
+    """The ACS's method step ran in the shopper's browser (one flag, set in one UPDATE)."""
+    ThreeDSAuthentication.objects.filter(pk=auth_id).update(method_completed=True)
+
+
+@transaction.atomic
+def threeds_show_challenge(*, auth_id: str) -> ThreeDSAuthentication:
+    """The shopper reached the challenge: PENDING -> CHALLENGE (already there: unchanged)."""
+    auth = threeds_lock(auth_id)
+    if auth.state == ThreeDSState.PENDING:
+        THREEDS_LIFECYCLE.apply(auth, ThreeDSState.CHALLENGE)
+    return auth
+
+
+@dataclass(frozen=True)
+class ChallengeOutcome:
+    auth: ThreeDSAuthentication
+    wrong_code: bool = False  # a wrong one-time password that left attempts
+
+    @property
+    def attempts_left(self) -> int:
+        return acs.MAX_OTP_ATTEMPTS - self.auth.otp_attempts
+
+
+@transaction.atomic
+def threeds_answer_challenge(
+    *, auth_id: str, nonce: str, otp: str = "", cancel: bool = False
+) -> ChallengeOutcome:
+    """The challenge form's answer: cancel, the right one-time password (the ACS's decision), or
+    a wrong one. Three wrong codes fail the authentication. Locked: concurrent wrong codes are
+    each counted. 403 for another authentication's nonce, 409 when it has already ended."""
+    auth = threeds_lock(auth_id)
+    if nonce != auth.nonce:
+        raise Forbidden("This form does not belong to this authentication.")
+    THREEDS_LIFECYCLE.check(auth.state, ThreeDSState.CANCELLED)  # 409 once it has ended
+    if cancel:
+        return ChallengeOutcome(_complete(auth, ThreeDSState.CANCELLED))
+    if otp.strip() == acs.OTP:
+        return ChallengeOutcome(_complete(auth, auth.issuer_result))
+    ThreeDSAuthentication.objects.filter(pk=auth.pk).update(otp_attempts=F("otp_attempts") + 1)
+    auth.refresh_from_db(fields=["otp_attempts"])
+    if auth.otp_attempts >= acs.MAX_OTP_ATTEMPTS:
+        return ChallengeOutcome(_complete(auth, "N"))
+    return ChallengeOutcome(auth, wrong_code=True)
+
+
+@transaction.atomic
 def threeds_complete(*, auth_id: str, outcome: str) -> ThreeDSAuthentication:
     """End an authentication with `outcome` (a transStatus Y, A or N, or CANCELLED or EXPIRED)
-    and finish its payment. Refused (409) when it has already ended."""
-    from ..services import finish_payment
+    and finish its payment. Refused (409, 700.400.720) when it has already ended."""
+    return _complete(threeds_lock(auth_id), outcome)
 
-    with transaction.atomic():
-        auth = (
-            ThreeDSAuthentication.objects.select_for_update()
-            .select_related("payment")
-            .get(pk=auth_id)
-        )
-        if auth.is_final:
-            raise AlreadyComplete(
-                results.THREEDS_PENDING, "this authentication is already complete"
-            )
-        payment = Payment.objects.select_for_update().get(pk=auth.payment_id)
-        auth.completed_at = timezone.now()
-        if outcome in STATE_BY_TRANS_STATUS:
-            auth.state = STATE_BY_TRANS_STATUS[outcome]
-            auth.trans_status = outcome
-            auth.eci = issuer.eci_for(payment.payment_brand, outcome)
-            auth.ds_transaction_id = _uuid()
-            auth.acs_transaction_id = _uuid()
-            if outcome in ("Y", "A"):
-                auth.authentication_value = issuer.authentication_value()
-        else:
-            auth.state = outcome
-        auth.save()
-        finish_payment(payment, _network_answer(payment, auth))
+
+def _complete(auth: ThreeDSAuthentication, outcome: str) -> ThreeDSAuthentication:
+    """Under the lock of `auth` and its payment."""
+    payment = auth.payment
+    state = STATE_BY_TRANS_STATUS.get(outcome, outcome)
+    THREEDS_LIFECYCLE.check(auth.state, state)
+    auth.completed_at = timezone.now()
+    if outcome in STATE_BY_TRANS_STATUS:
+        auth.trans_status = outcome
+        auth.eci = acs.eci_for(payment.payment_brand, outcome)
+        auth.ds_transaction_id = str(uuid.uuid4())
+        auth.acs_transaction_id = str(uuid.uuid4())
+        if outcome in ("Y", "A"):
+            auth.authentication_value = acs.authentication_value()
+    THREEDS_LIFECYCLE.apply(
+        auth,
+        state,
+        save_fields=[
+            "completed_at",
+            "trans_status",
+            "eci",
+            "ds_transaction_id",
+            "acs_transaction_id",
+            "authentication_value",
+        ],
+    )
+    engine.finish(payment, _network_answer(payment, auth))
     return auth
 
 
 def _network_answer(payment: Payment, auth: ThreeDSAuthentication) -> NetworkAnswer:
-    if auth.state == ThreeDSState.CANCELLED:
-        return NetworkAnswer(results.THREEDS_CANCELLED)
-    if auth.state == ThreeDSState.EXPIRED:
-        return NetworkAnswer(results.THREEDS_EXPIRED)
-    if auth.state == ThreeDSState.FAILED:
-        return NetworkAnswer(results.THREEDS_FAILED)
-    answer = get_connector().authorize(
-        AuthRequest(
-            payment_type=payment.payment_type,
-            amount=payment.amount,
-            currency=payment.currency,
-            brand=payment.payment_brand,
-            pan=cards.decrypt_pan(payment.pan_ciphertext),
-            expiry_month=payment.card_expiry_month,
-            expiry_year=payment.card_expiry_year,
-            holder=payment.card_holder,
-            billing_street=payment.data.get("billing.street1", ""),
-            billing_postcode=payment.data.get("billing.postcode", ""),
-            entry_mode=payment.entry_mode,
-        )
-    )
-    if answer.approved and payment.payment_type == PaymentType.DB:
-        payment.captured_amount = payment.amount or Decimal("0.00")
-    return answer
-
-
-def _uuid() -> str:
-    import uuid
-
-    return str(uuid.uuid4())
+    refusal = REFUSAL_BY_STATE.get(ThreeDSState(auth.state))
+    if refusal is not None:
+        return NetworkAnswer(refusal)
+    return network.authorize(payment, pan=cards.decrypt_pan(payment.pan_ciphertext))
 
 
 def threeds_expire(*, batch: int = 200) -> int:
@@ -147,9 +176,10 @@ def threeds_expire(*, batch: int = 200) -> int:
         ).values_list("pk", flat=True)[:batch]
     )
     for auth_id in due:
-        try:
-            threeds_complete(auth_id=auth_id, outcome=ThreeDSState.EXPIRED)
+        with transaction.atomic():
+            auth = threeds_lock(auth_id)
+            if auth.is_final:
+                continue  # completed by the shopper meanwhile
+            _complete(auth, ThreeDSState.EXPIRED)
             expired += 1
-        except AlreadyComplete:
-            continue  # completed by the shopper meanwhile
     return expired

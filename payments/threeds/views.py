@@ -14,9 +14,16 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from ..models import ThreeDSAuthentication, ThreeDSState
-from . import issuer
-from .services import AlreadyComplete, threeds_complete
+from core.errors import Conflict, Forbidden
+
+from ..models import ThreeDSAuthentication
+from . import acs
+from .services import (
+    threeds_answer_challenge,
+    threeds_complete,
+    threeds_method_completed,
+    threeds_show_challenge,
+)
 
 WINDOW_SIZES = {
     "01": (250, 400),
@@ -24,6 +31,10 @@ WINDOW_SIZES = {
     "03": (500, 600),
     "04": (600, 400),
     "05": (None, None),
+}
+ALREADY_COMPLETE = {
+    "title": "Already complete",
+    "text": "This authentication has already ended; it cannot be completed again.",
 }
 
 
@@ -46,6 +57,10 @@ def _result_page(request: HttpRequest, auth: ThreeDSAuthentication) -> HttpRespo
     )
 
 
+def _message(request: HttpRequest, context: dict[str, str], status: int) -> HttpResponse:
+    return render(request, "threeds/message.html", context, status=status)
+
+
 @xframe_options_exempt
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
@@ -66,7 +81,7 @@ def start(request: HttpRequest, auth_id: str) -> HttpResponse:
 def acs_method(request: HttpRequest, auth_id: str) -> HttpResponse:
     """The ACS's 3DS method URL (in the hidden iframe): fingerprint the browser, notify the
     parent page."""
-    ThreeDSAuthentication.objects.filter(pk=auth_id).update(method_completed=True)
+    threeds_method_completed(auth_id=auth_id)
     return render(request, "threeds/method_done.html", {"auth_id": auth_id})
 
 
@@ -77,16 +92,15 @@ def proceed(request: HttpRequest, auth_id: str) -> HttpResponse:
     auth = _auth(auth_id)
     if auth.is_final:
         return _result_page(request, auth)
-    if auth.flow == issuer.FRICTIONLESS:
+    if auth.flow == acs.FRICTIONLESS:
         try:
             auth = threeds_complete(auth_id=auth.pk, outcome=auth.issuer_result)
-        except AlreadyComplete:
+        except Conflict:
             auth = _auth(auth_id)
         return _result_page(request, auth)
-    if auth.state != ThreeDSState.CHALLENGE:
-        ThreeDSAuthentication.objects.filter(pk=auth.pk, state=ThreeDSState.PENDING).update(
-            state=ThreeDSState.CHALLENGE
-        )
+    auth = threeds_show_challenge(auth_id=auth.pk)
+    if auth.is_final:
+        return _result_page(request, auth)
     return _challenge_page(request, auth)
 
 
@@ -103,12 +117,12 @@ def _challenge_page(
             "error": error,
             "width": width,
             "height": height,
-            "attempts_left": issuer.MAX_OTP_ATTEMPTS - auth.otp_attempts,
+            "attempts_left": acs.MAX_OTP_ATTEMPTS - auth.otp_attempts,
             "merchant": payment.merchant.business,
             "amount": auth.amount,
             "currency": auth.currency,
             "card": f"•••• {payment.card_last4}",
-            "otp_hint": issuer.OTP,
+            "otp_hint": acs.OTP,
         },
         status=status,
     )
@@ -119,48 +133,22 @@ def _challenge_page(
 @require_http_methods(["POST"])
 def acs_challenge(request: HttpRequest, auth_id: str) -> HttpResponse:
     """The challenge form: the one-time password, or cancel. Three wrong codes fail it."""
-    auth = _auth(auth_id)
-    if request.POST.get("nonce") != auth.nonce:
-        return render(
-            request,
-            "threeds/message.html",
-            {"title": "Not allowed", "text": "This form does not belong to this authentication."},
-            status=403,
-        )
-    if auth.is_final:
-        return render(
-            request,
-            "threeds/message.html",
-            {
-                "title": "Already complete",
-                "text": "This authentication has already ended; it cannot be completed again.",
-            },
-            status=409,
-        )
-    outcome: str
-    if request.POST.get("action") == "cancel":
-        outcome = ThreeDSState.CANCELLED.value
-    elif request.POST.get("otp", "").strip() == issuer.OTP:
-        outcome = auth.issuer_result
-    else:
-        updated = ThreeDSAuthentication.objects.filter(pk=auth.pk, state=ThreeDSState.CHALLENGE)
-        auth.otp_attempts += 1
-        updated.update(otp_attempts=auth.otp_attempts)
-        if auth.otp_attempts >= issuer.MAX_OTP_ATTEMPTS:
-            outcome = "N"
-        else:
-            left = issuer.MAX_OTP_ATTEMPTS - auth.otp_attempts
-            return _challenge_page(request, auth, error=f"Wrong code. {left} attempt(s) left.")
+    _auth(auth_id)  # 404 for an unknown id
     try:
-        auth = threeds_complete(auth_id=auth.pk, outcome=outcome)
-    except AlreadyComplete:
-        return render(
-            request,
-            "threeds/message.html",
-            {
-                "title": "Already complete",
-                "text": "This authentication has already ended; it cannot be completed again.",
-            },
-            status=409,
+        outcome = threeds_answer_challenge(
+            auth_id=auth_id,
+            nonce=request.POST.get("nonce", ""),
+            otp=request.POST.get("otp", ""),
+            cancel=request.POST.get("action") == "cancel",
         )
-    return _result_page(request, auth)
+    except Forbidden as exc:
+        return _message(request, {"title": "Not allowed", "text": exc.description}, 403)
+    except Conflict:
+        return _message(request, ALREADY_COMPLETE, 409)
+    if outcome.wrong_code:
+        return _challenge_page(
+            request,
+            outcome.auth,
+            error=f"Wrong code. {outcome.attempts_left} attempt(s) left.",
+        )
+    return _result_page(request, outcome.auth)

@@ -1,23 +1,21 @@
 """Terminal management endpoints: thin views over terminals.services."""
 
-from collections.abc import Mapping
 from typing import Any
 
 from core import results
 from core.api import SpecInquiryView, SpecView
+from core.auth import Principal
 from core.errors import ParameterError
-from core.spec import model_values
 from merchants import selectors as merchant_selectors
-from merchants.auth import Principal
 
 from .. import selectors, services
-from .serializers import (
+from .tables import (
     TERMINAL_CREATE,
-    TERMINAL_FIELDS,
+    TERMINAL_DATA,
     TERMINAL_INQUIRY,
     TERMINAL_STATUS,
     TERMINAL_UPDATE,
-    terminal_view,
+    TERMINAL_VIEW,
 )
 
 PARTICIPATOR = frozenset({"PARTICIPATOR"})
@@ -55,7 +53,7 @@ class TerminalCreateView(SpecView):
         terminal = services.terminal_create(
             merchant=merchant,
             terminal_id=flat["pos.terminalId"],
-            values=model_values(TERMINAL_FIELDS, flat),
+            values=TERMINAL_DATA.values(flat),
             changed_by=principal.actor,
         )
         return results.REQUEST_SUCCEEDED, {
@@ -96,21 +94,18 @@ class TerminalUpdateView(SpecView):
             data["pos"] = pos
         return self.answer(request, data)
 
-    def adjust(
-        self, flat: dict[str, Any], data: Mapping[str, Any], **kwargs: Any
-    ) -> dict[str, Any]:
+    def stored(self, principal: Principal, flat: dict[str, Any]) -> dict[str, Any]:
         if "pos.terminalId" not in flat:
             raise ParameterError(
                 [("pos.terminalId", None, "is required (in the path or the body)")]
             )
-        self.terminal = _terminal_of_merchant(self.request.user, flat)  # type: ignore[arg-type]
-        return flat
+        self.terminal = _terminal_of_merchant(principal, flat)
+        return TERMINAL_VIEW.render(self.terminal)
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
     ) -> tuple[results.Result, dict[str, Any]]:
-        changes = model_values(TERMINAL_FIELDS, flat)
-        services.terminal_update(terminal=self.terminal, values=changes)
+        services.terminal_update(terminal=self.terminal, values=TERMINAL_DATA.values(flat))
         return results.REQUEST_SUCCEEDED, {
             "merchant.id": self.terminal.merchant.merchant_id,
             "pos.terminalId": self.terminal.terminal_id,
@@ -146,4 +141,4 @@ class TerminalInquiryView(SpecInquiryView):
         self, principal: Principal, flat: dict[str, Any]
     ) -> tuple[results.Result, dict[str, Any]]:
         terminal = _terminal_of_merchant(principal, flat)
-        return results.REQUEST_SUCCEEDED, terminal_view(terminal)
+        return results.REQUEST_SUCCEEDED, TERMINAL_VIEW.render(terminal)

@@ -7,7 +7,7 @@ import pytest
 from core.errors import ParameterError
 from core.fields import AN, Amount, Choice
 from core.nesting import unflatten
-from core.spec import MANDATORY, F, Table
+from core.tables import MANDATORY, F, Table
 
 TABLE = Table(
     [
@@ -115,3 +115,60 @@ def test_a_literal_map_key_row_wins_over_the_open_map():
     with pytest.raises(ParameterError) as info:
         table.validate(unflatten([("customParameters[ReqAuthMethod]", ["07"])]))
     assert info.value.errors[0][0] == "customParameters[ReqAuthMethod]"
+
+
+# --- aliases, secrets and the render direction ------------------------------------------------
+
+ALIASED = Table(
+    [
+        F("token.Type", Choice(("CT", "DT")), MANDATORY, aliases=("paymentType",)),
+        F("card.cvv", AN(4, min=3, pattern=r"\d{3,4}"), secret=True),
+    ]
+)
+
+
+def test_an_alias_is_accepted_under_the_rows_name():
+    assert ALIASED.validate({"token": {"Type": "CT"}}) == {"token.Type": "CT"}
+    assert ALIASED.validate({"paymentType": "DT"}) == {"token.Type": "DT"}
+
+
+def test_two_spellings_of_one_row_are_refused():
+    with pytest.raises(ParameterError) as info:
+        ALIASED.validate({"token": {"Type": "CT"}, "paymentType": "CT"})
+    [(name, _, message)] = info.value.errors
+    assert "given twice" in message and name in ("token.Type", "paymentType")
+
+
+def test_a_secret_rows_value_is_never_in_the_error():
+    with pytest.raises(ParameterError) as info:
+        ALIASED.validate({"token": {"Type": "CT"}, "card": {"cvv": "12x"}})
+    assert info.value.errors[0][:2] == ("card.cvv", "***")
+
+
+def test_render_formats_attributes_by_the_rows_types():
+    from datetime import date
+    from types import SimpleNamespace
+
+    from core.fields import Date
+
+    table = Table(
+        [
+            F("merchant.amount", Amount(), attr="amount"),
+            F("merchant.dateDesigned", Date("ccyymmdd")),
+            F("merchant.entityId", AN(8), attr="entity.entity_id"),
+            F("merchant.website", AN(100)),
+            F("merchant.owner", AN(8), attr="owner.entity_id"),
+        ]
+    )
+    obj = SimpleNamespace(
+        amount=Decimal("10.5"),
+        date_designed=date(2024, 1, 15),
+        entity=SimpleNamespace(entity_id="10000001"),
+        website="",
+        owner=None,
+    )
+    assert table.render(obj) == {
+        "merchant.amount": "10.50",
+        "merchant.dateDesigned": "20240115",
+        "merchant.entityId": "10000001",
+    }

@@ -26,9 +26,9 @@ from django.test import Client
 from jwcrypto import jwk, jws
 from jwcrypto.common import base64url_encode
 
-from issuer import keys, requestors
-from issuer.assertions import ASSERTION_TYPE, token_endpoint_url
 from issuer.models import RequestorProfile
+from issuer.protocol import keys, requestors
+from issuer.protocol.assertions import ASSERTION_TYPE, token_endpoint_url
 
 TOKEN_PATH = "/oauth2/token"
 FORM = "application/x-www-form-urlencoded"

@@ -14,8 +14,9 @@ from jwcrypto import jwe as jwcrypto_jwe
 from jwcrypto import jwk, jwt
 from jwcrypto.common import base64url_decode, json_encode
 
-from issuer import jwe, keys, tokens
 from issuer.models import OOBAuthentication, OTPChallenge
+from issuer.protocol import access_tokens as tokens
+from issuer.protocol import jwe, keys
 from tests.issuer.conftest import Requestor, new_ec_key, new_rsa_key, public_jwks
 
 pytestmark = pytest.mark.django_db

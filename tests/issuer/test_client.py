@@ -15,10 +15,10 @@ import requests
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from issuer import keys
-from issuer.client import IssuerClientError, RequestorClient, generate_keys, public_jwks
-from issuer.jwe import JWEError
 from issuer.models import OOBAuthentication, UsedAssertion
+from issuer.protocol import keys
+from issuer.protocol.client import IssuerClientError, RequestorClient, generate_keys, public_jwks
+from issuer.protocol.jwe import JWEError
 from tests.issuer.test_api import start_payload
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -8,7 +8,8 @@ import pytest
 from django.core.management import call_command
 from jwcrypto import jwk, jws
 
-from issuer import keys, tokens
+from issuer.protocol import access_tokens as tokens
+from issuer.protocol import keys
 
 
 def run(*args: str) -> str:

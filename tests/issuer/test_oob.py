@@ -9,9 +9,9 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from issuer import oob
+from issuer import services as oob
 from issuer.models import OOBAuthentication, OOBStatus, OTPChallenge
-from issuer.tasks_oob import expire_oob_authentications
+from issuer.tasks import expire_oob_authentications
 from tests.issuer.test_api import (
     ALL_SCOPES,
     INQUIRY,

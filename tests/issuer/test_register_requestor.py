@@ -16,8 +16,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from oauth2_provider.models import Application
 
-from issuer import requestors
 from issuer.models import RequestorProfile, UsedAssertion
+from issuer.protocol import requestors
 from tests.issuer.conftest import SCOPES, new_ec_key, new_rsa_key, public_jwks
 
 

@@ -23,9 +23,10 @@ from jwcrypto import jwe, jwk, jws
 from jwcrypto.common import base64url_encode, json_encode
 from oauth2_provider.models import AccessToken
 
-from issuer import keys, tokens
-from issuer.assertions import token_endpoint_url, used_assertions_purge
 from issuer.models import UsedAssertion
+from issuer.protocol import access_tokens as tokens
+from issuer.protocol import keys
+from issuer.protocol.assertions import token_endpoint_url, used_assertions_purge
 from tests.issuer.conftest import FORM, TOKEN_PATH, new_ec_key, sign, unsigned
 
 pytestmark = pytest.mark.usefixtures("issuer_keys")

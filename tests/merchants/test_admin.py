@@ -12,12 +12,12 @@ from django.urls import reverse
 from core import results
 from core.errors import ApplicationError
 from core.models import IdempotentRequest
+from core.status import OperatingStatus as MerchantStatus
 from merchants import services
 from merchants.models import (
     Entity,
     EntityType,
     Merchant,
-    MerchantStatus,
     MerchantStatusChange,
     SecurityStatus,
     ThreeDSDeleteReason,

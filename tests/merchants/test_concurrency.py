@@ -10,7 +10,7 @@ from threading import Barrier
 import pytest
 from django.db import connection, connections
 
-from merchants.api.serializers import MERCHANT_CREATE
+from merchants.api.tables import MERCHANT_CREATE
 from merchants.models import Merchant, MerchantStatusChange
 from tests.conftest import SpecClient
 from tests.factories import MerchantFactory, ParticipatorFactory

@@ -4,13 +4,13 @@ import itertools
 
 import pytest
 
-from merchants.api.serializers import (
+from merchants.api.tables import (
     MERCHANT_3DS_DELETE,
     MERCHANT_CREATE,
     MERCHANT_STATUS,
 )
 from merchants.models import Merchant
-from terminals.api.serializers import TERMINAL_CREATE, TERMINAL_STATUS
+from terminals.api.tables import TERMINAL_CREATE, TERMINAL_STATUS
 from terminals.models import Terminal
 from tests.conftest import code, param_errors
 from tests.spec_requests import field_cases, mandatory_fields, valid_body

@@ -1,7 +1,7 @@
 """merchantTransactionId: same parameters replay, other parameters 800.110.100."""
 
 from core.models import IdempotentRequest
-from merchants.api.serializers import MERCHANT_CREATE
+from merchants.api.tables import MERCHANT_CREATE
 from merchants.models import Merchant, MerchantStatusChange
 from tests.conftest import code
 from tests.spec_requests import valid_body

@@ -2,7 +2,7 @@
 
 import pytest
 
-from merchants.api.serializers import MERCHANT_CREATE
+from merchants.api.tables import MERCHANT_CREATE
 from merchants.models import Entity, Merchant, MerchantStatusChange, ThreeDSEnrolmentEvent
 from merchants.selectors import entity_by_token
 from tests.conftest import SpecClient, code, param_errors

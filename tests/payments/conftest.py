@@ -75,3 +75,11 @@ def payer(merchant_api, merchant):
 def channel_payer(api, merchant):
     """The participator paying for its merchant (entityId = the participator)."""
     return Payer(api, merchant)
+
+
+@pytest.fixture
+def enrolled(merchant):
+    """The merchant, enrolled in 3-D Secure."""
+    merchant.threeds_status = "ENROLLED"
+    merchant.save()
+    return merchant

@@ -1,4 +1,4 @@
-"""The payment request's data groups (payments/api/groups.py): every row's format, generated from
+"""The payment request's data groups (payments/api/tables/): every row's format, generated from
 the rows, and every cross-field rule, validated by a Table without HTTP."""
 
 import re
@@ -9,8 +9,8 @@ import pytest
 from core.errors import ParameterError
 from core.nesting import unflatten
 from core.schema import property_schema
-from core.spec import F, Table
-from payments.api.groups import (
+from core.tables import F, Table
+from payments.api.tables import (
     CUSTOMER,
     GROUP_FIELDS,
     GROUP_LIMITS,

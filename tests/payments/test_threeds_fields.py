@@ -1,6 +1,6 @@
-"""The 3-D Secure 2 fields (payments/threeds/fields.py): every row's format, generated from the
-rows; the rules every payment obeys; and the conditional rules of a 3-D Secure 2 authentication,
-validated by Tables and the plain function, without HTTP."""
+"""The 3-D Secure 2 fields (payments/threeds/tables.py, v2.py): every row's format, generated
+from the rows; the rules every payment obeys; and the conditional rules of a 3-D Secure 2
+authentication, validated by Tables and the plain function, without HTTP."""
 
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -10,18 +10,17 @@ import pytest
 from core.errors import ParameterError
 from core.nesting import unflatten
 from core.schema import property_schema
-from core.spec import Table
-from payments.api.groups import CUSTOM_PARAMETERS, GROUP_FIELDS
-from payments.api.serializers import PAYMENT, PAYMENT_FIELDS
-from payments.threeds.fields import (
+from core.tables import Table
+from payments.api.tables import CUSTOM_PARAMETERS, GROUP_FIELDS, PAYMENT, PAYMENT_FIELDS
+from payments.threeds.tables import (
     CARDHOLDER_HISTORY,
     CARDHOLDER_HISTORY_NAMES,
     PRE_AUTHENTICATED,
     THREEDS_FIELDS,
     THREEDS_RULES,
     cardholder_history,
-    threeds_v2_problems,
 )
+from payments.threeds.v2 import threeds_v2_problems
 from tests.payments.conftest import VISA, card
 from tests.payments.threeds_helpers import BROWSER, SHOPPER_RESULT_URL
 

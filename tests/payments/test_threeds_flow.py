@@ -26,13 +26,6 @@ FRICTIONLESS, CHALLENGE, FAILED, ATTEMPTS, METHOD, V21 = (
 )
 
 
-@pytest.fixture
-def enrolled(merchant):
-    merchant.threeds_status = "ENROLLED"
-    merchant.save()
-    return merchant
-
-
 def start(payer, number=VISA, kind="DB", amount="10.00", **overrides):
     response = payer.pay(kind, amount, number=number, **threeds_fields(**overrides))
     assert code(response) == "000.200.000", response.json()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from terminals.api.serializers import TERMINAL_CREATE
+from terminals.api.tables import TERMINAL_CREATE
 from terminals.models import Terminal, TerminalStatusChange
 from tests.conftest import SpecClient, code, param_errors
 from tests.factories import MerchantFactory, TerminalFactory

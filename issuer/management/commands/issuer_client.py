@@ -19,7 +19,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from issuer.client import (
+from issuer.protocol.client import (
     DEFAULT_RSA_BITS,
     IssuerClientError,
     RequestorClient,

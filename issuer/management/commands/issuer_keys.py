@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from issuer import keys
+from issuer.protocol import keys
 
 USES = (keys.SIG, keys.ENC)
 

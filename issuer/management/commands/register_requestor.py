@@ -15,7 +15,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from issuer import requestors
+from issuer.protocol import requestors
 
 
 class Command(BaseCommand):

@@ -1,0 +1,68 @@
+"""ISO codes from pycountry: countries (3166-1 alpha-2), currencies (4217 alpha and numeric)."""
+
+import re
+from dataclasses import dataclass
+
+import pycountry
+
+from .base import FieldType
+
+
+@dataclass(frozen=True)
+class Country(FieldType):
+    """ISO 3166-1 alpha-2, uppercase (from pycountry)."""
+
+    def parse(self, text: str) -> str:
+        if not re.fullmatch("[A-Z]{2}", text) or pycountry.countries.get(alpha_2=text) is None:
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return "A2: an ISO 3166-1 alpha-2 country code in uppercase"
+
+    def valid(self) -> str:
+        return "DE"
+
+    def invalid(self) -> list[str]:
+        return ["de", "XX", "DEU", "1A"]
+
+
+@dataclass(frozen=True)
+class Currency(FieldType):
+    """ISO 4217 alphabetic code, uppercase (from pycountry)."""
+
+    def parse(self, text: str) -> str:
+        if not re.fullmatch("[A-Z]{3}", text) or pycountry.currencies.get(alpha_3=text) is None:
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return "A3: an ISO 4217 currency code in uppercase"
+
+    def valid(self) -> str:
+        return "EUR"
+
+    def invalid(self) -> list[str]:
+        return ["eur", "XYZ", "EURO"]
+
+
+# --- Types of the payment data groups (customer, cart, ...) -------------------------------------
+
+
+@dataclass(frozen=True)
+class CurrencyNumeric(FieldType):
+    """ISO 4217 numeric code: three digits naming a currency (from pycountry)."""
+
+    def parse(self, text: str) -> str:
+        if not re.fullmatch(r"\d{3}", text) or pycountry.currencies.get(numeric=text) is None:
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return "N3: an ISO 4217 numeric currency code (e.g. 978 for EUR)"
+
+    def valid(self) -> str:
+        return "978"
+
+    def invalid(self) -> list[str]:
+        return ["EUR", "97", "9780", "000"]

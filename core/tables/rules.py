@@ -1,0 +1,67 @@
+"""Rules over several fields, declared with the group of rows they belong to.
+
+A rule is a function of the flat, parsed values ({dotted name: value}) that yields
+(dotted name, message) for each problem. It runs once every field of the request is valid. These
+builders cover the specification's conditional words; a group with a rule of its own writes it as
+a function and uses `given`.
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .table import Rule
+
+
+def given(flat: Mapping[str, Any], name: str) -> bool:
+    """Whether a field was sent with a value (a blank optional value means "not applicable")."""
+    return flat.get(name) not in (None, "")
+
+
+def requires(if_name: str, then_name: str, message: str = "") -> Rule:
+    """`then_name` is required when `if_name` is given."""
+
+    def rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
+        if given(flat, if_name) and not given(flat, then_name):
+            yield then_name, message or f"required when {if_name} is given"
+
+    return rule
+
+
+def together(*names: str, message: str = "") -> Rule:
+    """Either all of `names` or none: each one sent requires the others."""
+
+    def rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
+        sent = [name for name in names if given(flat, name)]
+        if sent:
+            for name in names:
+                if name not in sent:
+                    yield name, message or f"is required when {sent[0]} is given (they go together)"
+
+    return rule
+
+
+def required_with_group(group: Sequence[str], required: Sequence[str], why: str) -> Rule:
+    """When any field of `group` is sent, every field of `required` is required."""
+
+    def rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
+        if any(given(flat, name) for name in group):
+            for name in required:
+                if not given(flat, name):
+                    yield name, f"required when {why}"
+
+    return rule
+
+
+def only_with(anchor: str, dependants: Sequence[str]) -> Rule:
+    """`dependants` may only be sent together with `anchor`."""
+
+    def rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
+        if not given(flat, anchor):
+            for name in dependants:
+                if given(flat, name):
+                    yield name, f"requires {anchor}"
+
+    return rule
+
+
+__all__ = ["given", "only_with", "required_with_group", "requires", "together"]

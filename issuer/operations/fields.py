@@ -1,0 +1,74 @@
+"""Field types of the issuer operations' tables."""
+
+import re
+from dataclasses import dataclass
+
+from stdnum import luhn
+
+from core.fields import AN, FieldType
+
+REFERENCE = r"[A-Za-z0-9][A-Za-z0-9._:*-]*"
+TRANSACTION_ID = AN(64, pattern=REFERENCE, what="letters, digits and . _ : * -")
+
+
+@dataclass(frozen=True)
+class CardReference(FieldType):
+    """A card token or a masked reference (`tok_...`, `411111******1111`), never a card number:
+    a run of 12 to 19 digits (spaces and hyphens ignored) that passes the Luhn check is
+    refused."""
+
+    max: int = 64
+
+    def parse(self, text: str) -> str:
+        compact = re.sub(r"[ -]", "", text)
+        for digits in re.findall(r"\d{12,}", compact):
+            if 12 <= len(digits) <= 19 and luhn.is_valid(digits):
+                raise ValueError(
+                    "must be a card token or a masked reference, never a card number (PAN): "
+                    "send the token or mask the middle digits (411111******1111)"
+                )
+        if not (4 <= len(text) <= self.max and re.fullmatch(REFERENCE, text)):
+            raise self.error()
+        return text
+
+    def describe(self) -> str:
+        return (
+            f"AN{self.max}: 4 to {self.max} letters, digits and . _ : * -, a card token or a "
+            "masked reference, never a card number"
+        )
+
+    def valid(self) -> str:
+        return "411111******1111"
+
+    def invalid(self) -> list[str]:
+        return ["4111111111111111", "4111 1111 1111 1111", "tok", "a" * (self.max + 1), "t@k0"]
+
+
+@dataclass(frozen=True)
+class Seconds(FieldType):
+    """A whole number of seconds in [min, max]; a JSON number or a string of digits."""
+
+    min: int
+    max: int
+
+    def parse(self, text: str) -> int:
+        if not (text.isascii() and text.isdigit() and len(text) <= 6):
+            raise self.error()
+        value = int(text)
+        if not self.min <= value <= self.max:
+            raise self.error()
+        return value
+
+    def describe(self) -> str:
+        return f"a whole number of seconds from {self.min} to {self.max}"
+
+    def valid(self) -> str:
+        return str(self.min)
+
+    def invalid(self) -> list[str]:
+        return [str(self.min - 1), str(self.max + 1), "1.5", "abc"]
+
+
+def returned_id(what: str) -> AN:
+    """A 32-hex id this issuer returned in an earlier answer."""
+    return AN(32, min=32, pattern="[0-9a-f]{32}", what=f"the {what} returned earlier")

@@ -1,0 +1,106 @@
+"""The implemented operations: `(group, Operation)` -> scope, request table, handler; and the
+runner that validates a decrypted request and answers it in the platform's envelope.
+
+A handler module registers each operation it implements with `register`; the operation must be
+in the specification's catalogue (catalogue.py), which gives its scope and its applicability.
+`POST /issuer/v1/{group}/{Operation}` (issuer.protocol.api) looks the operation up here, checks
+the token's scope, decrypts the body and calls `perform`. Refusals are raised as core's
+ApplicationError (a table's ParameterError included) and answered through core's one
+exception-to-envelope function, inside the JWE, like every other answer.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from core import results
+from core.envelope import envelope
+from core.errors import ApplicationError, error_answer
+from core.tables import Table
+
+from .catalogue import CATALOGUE, SCOPE_DESCRIPTIONS, Entry
+
+Answer = tuple[results.Result, dict[str, Any], str | None]  # result, fields, envelope id
+
+
+@dataclass(frozen=True)
+class Call:
+    """What a handler gets: the requestor (the access token's client) and the parsed fields."""
+
+    client_id: str
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Operation:
+    entry: Entry
+    table: Table
+    handler: Callable[[Call], Answer]
+    summary: str
+
+    @property
+    def group(self) -> str:
+        return self.entry.group
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+    @property
+    def scope(self) -> str:
+        return self.entry.scope
+
+    @property
+    def path(self) -> str:
+        return self.entry.path
+
+
+IMPLEMENTED: dict[tuple[str, str], Operation] = {}
+
+
+def register(
+    group: str, name: str, *, table: Table, summary: str
+) -> Callable[[Callable[[Call], Answer]], Callable[[Call], Answer]]:
+    def decorator(handler: Callable[[Call], Answer]) -> Callable[[Call], Answer]:
+        key = (group, name)
+        assert key in CATALOGUE, f"{group}/{name} is not in the catalogue"
+        assert key not in IMPLEMENTED, key
+        IMPLEMENTED[key] = Operation(CATALOGUE[key], table, handler, summary)
+        return handler
+
+    return decorator
+
+
+def lookup(group: str, name: str) -> Operation | None:
+    return IMPLEMENTED.get((group, name))
+
+
+def scopes() -> dict[str, str]:
+    """The OAuth scopes of the implemented operations, with their descriptions."""
+    return {
+        op.scope: SCOPE_DESCRIPTIONS.get(op.scope, f"the {op.group} operations")
+        for op in IMPLEMENTED.values()
+    }
+
+
+def _as_text(value: Any) -> Any:
+    """JSON scalars as the text the field types parse: numbers keep their digits (Decimal from
+    the strict decoder), null is blank; booleans, objects and arrays are left to be refused."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | Decimal):
+        return str(value)
+    if value is None:
+        return ""
+    return value
+
+
+def perform(operation: Operation, *, client_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate the decrypted request and run the operation; the answer's envelope."""
+    try:
+        fields = operation.table.validate({k: _as_text(v) for k, v in payload.items()})
+        result, data, answer_id = operation.handler(Call(client_id=client_id, fields=fields))
+    except ApplicationError as exc:
+        return error_answer(exc).body
+    return envelope(result, id=answer_id, data=data)

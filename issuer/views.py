@@ -1,0 +1,79 @@
+"""The cardholder's side of an out-of-band authentication: the page the issuer would push to its
+app (`cardholderUrl` of StartOOBAuthen), with Approve and Reject.
+
+The link carries a per-authentication secret (256 random bits; only a keyed hash is stored), and
+the form posts back to the same link, so knowing an authentication id is not enough to answer
+it. A wrong id and a wrong secret look the same (404). The page is same-origin, so Django's CSRF
+check stays on as well. The secret is in the path: the page is sent with
+`Referrer-Policy: no-referrer` and `Cache-Control: no-store` so it does not leak onwards.
+"""
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from .models import OOBAuthentication, OOBStatus
+from .services import OOBAlreadyDecided, oob_cardholder_answer, oob_for_link
+
+DONE_TEXT = {
+    OOBStatus.SUCCESS: ("Payment approved", "You approved this payment. You can close this page."),
+    OOBStatus.REJECTED: ("Payment rejected", "You rejected this payment. You can close this page."),
+}
+FINAL_TEXT = {
+    OOBStatus.SUCCESS: "It was already approved.",
+    OOBStatus.REJECTED: "It was already rejected.",
+    OOBStatus.EXPIRED: "It expired before it was answered.",
+    OOBStatus.CANCELLED: "It was cancelled.",
+    OOBStatus.ERROR: "It could not be completed.",
+}
+
+
+def _private(response: HttpResponse) -> HttpResponse:
+    response["Referrer-Policy"] = "no-referrer"
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _message(request: HttpRequest, title: str, text: str, status: int) -> HttpResponse:
+    return _private(
+        render(request, "issuer/message.html", {"title": title, "text": text}, status=status)
+    )
+
+
+def _final_page(request: HttpRequest, auth: OOBAuthentication) -> HttpResponse:
+    if auth.status == OOBStatus.EXPIRED:
+        title, status = "Request expired", 410
+    else:
+        title, status = "Already answered", 409
+    text = f"{FINAL_TEXT[OOBStatus(auth.status)]} Nothing was changed."
+    return _message(request, title, text, status)
+
+
+@require_http_methods(["GET", "POST"])
+def oob_page(request: HttpRequest, authentication_id: str, token: str) -> HttpResponse:
+    auth = oob_for_link(authentication_id=authentication_id, link_token=token)
+    if auth is None:
+        return _message(
+            request, "Not found", "This link is not valid. Open the request from your app.", 404
+        )
+    if request.method == "GET":
+        if auth.status == OOBStatus.PENDING and auth.expires_at <= timezone.now():
+            auth.status = OOBStatus.EXPIRED  # shown as such; the expiry task records it
+        if auth.status != OOBStatus.PENDING:
+            return _final_page(request, auth)
+        return _private(render(request, "issuer/oob.html", {"auth": auth}))
+
+    decision = request.POST.get("decision")
+    if decision not in ("approve", "reject"):
+        return _message(request, "Not understood", "Choose Approve or Reject.", 400)
+    try:
+        decided = oob_cardholder_answer(
+            authentication_id=auth.pk, link_token=token, approve=decision == "approve"
+        )
+    except OOBAlreadyDecided as exc:
+        return _final_page(request, exc.authentication)
+    if decided is None:  # the link stopped matching between the two reads: cannot happen
+        return _message(request, "Not found", "This link is not valid.", 404)
+    title, text = DONE_TEXT[OOBStatus(decided.status)]
+    return _message(request, title, text, 200)

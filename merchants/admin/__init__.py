@@ -1,0 +1,6 @@
+"""Staff admin for entities and merchants (Django admin): one module each."""
+
+from .entities import EntityAdmin
+from .merchants import MerchantAdmin
+
+__all__ = ["EntityAdmin", "MerchantAdmin"]

@@ -1,0 +1,111 @@
+"""Result codes of payments and 3-D Secure (registered in core's catalogue).
+
+Declines and refusals are outcomes: stored on the payment and answered with HTTP 200.
+"""
+
+from core.results import Result, declare
+
+INITIAL = "PA, DB, CD, CV"
+THREEDS = "PA, DB with 3-D Secure"
+
+
+def _d(code: str, description: str, returned_by: str, http: str = "200") -> Result:
+    return declare(code, description, owner="payments", http=http, returned_by=returned_by)
+
+
+# --- before the network ---------------------------------------------------------------------
+CARD_EXPIRED = _d("100.100.303", "card expired", INITIAL)
+RISK_DECLINED = _d(
+    "100.400.311",
+    "transaction declined by risk screening (risk.decision DECLINE)",
+    f"{INITIAL} with risk.systemID INTERNAL",
+)
+
+# --- referenced operations (stored, HTTP 200) -------------------------------------------------
+CAPTURE_EXCEEDS = _d("700.400.100", "cannot capture (PA value exceeded)", "CP")
+CAPTURE_NOT_OPEN_PA = _d(
+    "700.400.103",
+    "cannot capture: the referenced transaction is not a successful, unreversed preauthorization",
+    "CP",
+)
+CAPTURE_PA_CLOSED = _d(
+    "700.400.104",
+    "cannot capture: the preauthorization was closed when its validityPeriod elapsed",
+    "CP",
+)
+REFUND_EXCEEDS = _d(
+    "700.400.200",
+    "cannot refund (refund volume exceeded or tx reversed or invalid workflow)",
+    "RF, PR",
+)
+REVERSAL_REFUSED = _d(
+    "700.400.300",
+    "cannot reverse (already refunded or reversed, invalid workflow, or amount exceeded)",
+    "RV",
+)
+CURRENCY_MISMATCH = _d(
+    "700.400.410",
+    "the currency of a referenced operation must equal the original's",
+    "CP, RV, RF, PR",
+)
+REFUND_NEEDS_CAPTURE = _d(
+    "700.400.520",
+    "refund needs at least one successful transaction of type CP or DB",
+    "RF, PR",
+)
+POS_REFUND_NEEDS_POS_PURCHASE = _d(
+    "700.400.530",
+    "a POS refund (PR) needs a successful POS purchase (DB through a terminal)",
+    "PR",
+)
+
+# --- declines from the network (stored, HTTP 200) ---------------------------------------------
+DECLINED_INVALID_CARD = _d("800.100.151", "transaction declined (invalid card)", INITIAL)
+DECLINED_INVALID_CVV = _d("800.100.153", "transaction declined (invalid CVV)", INITIAL)
+DECLINED_INSUFFICIENT_FUNDS = _d(
+    "800.100.203", "transaction declined (insufficient funds)", INITIAL
+)
+
+# --- merchant and terminal state ----------------------------------------------------------------
+MERCHANT_CANNOT_TRANSACT = _d(
+    "800.121.200",
+    "merchant may not transact: its status is BLOCKED, CLOSED or TERMINATED",
+    "every payment type",
+)
+TERMINAL_CANNOT_TRANSACT = _d(
+    "800.121.201",
+    "terminal may not transact: its status is BLOCKED, CLOSED or TERMINATED",
+    "POS payments",
+)
+
+# --- the network's answer could not be had ------------------------------------------------------
+TIMEOUT_UNCERTAIN = _d(
+    "900.100.300",
+    "timeout, uncertain result: reverse it with transactionSource TIMEOUT",
+    INITIAL,
+)
+
+# --- 3-D Secure -------------------------------------------------------------------------------
+THREEDS_PENDING = _d(
+    "000.200.000",
+    "transaction pending: send the shopper to redirect.url for 3-D Secure",
+    THREEDS,
+)
+THREEDS_FAILED = _d("100.380.401", "User Authentication Failed (3-D Secure)", THREEDS)
+THREEDS_CANCELLED = _d("100.396.101", "Cancelled by user (3-D Secure)", THREEDS)
+THREEDS_EXPIRED = _d(
+    "100.396.103",
+    "3-D Secure authentication expired: the shopper did not complete it in time",
+    THREEDS,
+)
+THREEDS_MERCHANT_NOT_ENROLLED = _d(
+    "800.121.300",
+    "3-D Secure requested but the merchant is not enrolled (merchant/3dsenroll)",
+    THREEDS,
+)
+THREEDS_ALREADY_COMPLETE = _d(
+    "700.400.720",
+    "3-D Secure authentication already complete: it cannot be completed again",
+    "the ACS challenge page (a second submission)",
+    http="409",
+)

@@ -1,0 +1,199 @@
+"""PA, DB, CD and CV: payments with a card of their own.
+
+Each use case claims its reference, refuses what may not go to the network (merchant or terminal
+state, an expired card, a merchant not enrolled for the 3-D Secure it needs, a risk DECLINE),
+starts 3-D Secure when the payment needs it (the answer is pending with a redirect), and
+otherwise asks the network, all in one transaction (engine.submit).
+"""
+
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from core.results import Result
+from core.status import OperatingStatus
+from merchants.models import Merchant, ThreeDSMode, ThreeDSStatus
+
+from .. import cards, risk
+from .. import results as payment_results
+from ..models import Payment, PaymentType
+from . import engine, network
+from .types import (
+    NO_DETAILS,
+    NO_THREEDS,
+    Caller,
+    Card,
+    Details,
+    Money,
+    PaymentOutcome,
+    ThreeDSRequest,
+)
+
+THREEDS_TYPES = frozenset({PaymentType.PA, PaymentType.DB})
+CARD_PRESENT_CATEGORIES = frozenset({"PO", "PM"})
+MAIL_OR_PHONE = frozenset({"MO", "TO"})
+
+
+def threeds_requested(*, merchant: Merchant, payment_type: str, indicator: str) -> bool:
+    """Whether a payment goes through the built-in 3-D Secure 2 flow: a PA or DB with
+    threeDSecure.indicator force or true, or any PA or DB of a merchant whose 3DS is mandatory
+    (the indicator is then ignored). `third` (pre-authenticated) is not a flow of ours."""
+    if payment_type not in THREEDS_TYPES:
+        return False
+    if merchant.threeds_mode == ThreeDSMode.MANDATORY:
+        return True
+    return indicator in ("force", "true")
+
+
+def payment_authorize(
+    *,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    money: Money,
+    card: Card,
+    details: Details = NO_DETAILS,
+    threeds: ThreeDSRequest = NO_THREEDS,
+) -> PaymentOutcome:
+    """PA: hold `money` on the card until captured (CP), reversed (RV) or its validityPeriod
+    closes it. May answer pending with a 3-D Secure redirect."""
+    return _initial(PaymentType.PA, caller, reference, request_hash, money, card, details, threeds)
+
+
+def payment_debit(
+    *,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    money: Money,
+    card: Card,
+    details: Details = NO_DETAILS,
+    threeds: ThreeDSRequest = NO_THREEDS,
+) -> PaymentOutcome:
+    """DB: authorize and capture `money` at once. May answer pending with a 3-D Secure
+    redirect."""
+    return _initial(PaymentType.DB, caller, reference, request_hash, money, card, details, threeds)
+
+
+def payment_credit(
+    *,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    money: Money,
+    card: Card,
+    details: Details = NO_DETAILS,
+) -> PaymentOutcome:
+    """CD: pay `money` to the card."""
+    return _initial(PaymentType.CD, caller, reference, request_hash, money, card, details)
+
+
+def payment_verify(
+    *,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    card: Card,
+    money: Money | None = None,
+    details: Details = NO_DETAILS,
+) -> PaymentOutcome:
+    """CV: check the card with the network (an amount is optional)."""
+    return _initial(PaymentType.CV, caller, reference, request_hash, money, card, details)
+
+
+def _initial(
+    kind: str,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    money: Money | None,
+    card: Card,
+    details: Details,
+    threeds: ThreeDSRequest = NO_THREEDS,
+) -> PaymentOutcome:
+    def process() -> Payment:
+        entry_mode, condition_code = entry_and_condition(caller, details.transaction_category)
+        payment = engine.claim(
+            caller=caller,
+            payment_type=kind,
+            reference=reference,
+            request_hash=request_hash,
+            money=money,
+            details=details,
+            payment_brand=details.payment_brand or cards.detect_brand(card.number),
+            card_bin=card.number[:6],
+            card_last4=card.number[-4:],
+            card_holder=card.holder,
+            card_expiry_month=card.expiry_month,
+            card_expiry_year=card.expiry_year,
+            pan_ciphertext=cards.encrypt_pan(card.number),
+            pan_fingerprint=cards.fingerprint(card.number),
+            entry_mode=entry_mode,
+            condition_code=condition_code,
+            expires_at=_expiry(details),
+        )
+        return _decide(payment, caller, card, details, threeds)
+
+    return engine.submit(
+        caller=caller, reference=reference, request_hash=request_hash, process=process
+    )
+
+
+def _expiry(details: Details) -> datetime | None:
+    if not details.validity_period_ms:
+        return None
+    return timezone.now() + timedelta(milliseconds=details.validity_period_ms)
+
+
+def _decide(
+    payment: Payment, caller: Caller, card: Card, details: Details, threeds: ThreeDSRequest
+) -> Payment:
+    three_ds = threeds_requested(
+        merchant=caller.merchant, payment_type=payment.payment_type, indicator=threeds.indicator
+    )
+    refusal = merchant_refusal(caller)
+    if refusal is None and cards.expired(
+        payment.card_expiry_month, payment.card_expiry_year, timezone.now().date()
+    ):
+        refusal = payment_results.CARD_EXPIRED
+    if refusal is None and three_ds and caller.merchant.threeds_status != ThreeDSStatus.ENROLLED:
+        refusal = payment_results.THREEDS_MERCHANT_NOT_ENROLLED
+    if refusal is None:
+        # indicator=force: through the risk system, then 3DS (INTERNAL when none is named).
+        system = details.get("risk.systemID") or (
+            risk.INTERNAL if threeds.indicator == "force" else ""
+        )
+        assessment = risk.assess(system_id=system, amount=payment.amount, data=details.data)
+        if assessment is not None:
+            payment.risk_score, payment.risk_decision = assessment.score, assessment.decision
+            if assessment.decision == risk.DECLINE:
+                refusal = payment_results.RISK_DECLINED
+    if refusal is not None:
+        return engine.finish_with(payment, refusal)
+    if three_ds:
+        from ..threeds.services import threeds_start
+
+        threeds_start(payment=payment, card=card, request=threeds)
+        return engine.finish_with(
+            payment, payment_results.THREEDS_PENDING, base_url=caller.base_url
+        )
+    answer = network.authorize(payment, pan=card.number, cvv=card.cvv)
+    return engine.finish(payment, answer)
+
+
+def entry_and_condition(caller: Caller, category: str) -> tuple[str, str]:
+    """POS Entry Mode and Condition Code (spec "additionalData"): card present through a
+    terminal, mail/telephone order, or e-commerce."""
+    if caller.terminal is not None or category in CARD_PRESENT_CATEGORIES:
+        return "01" if category in MAIL_OR_PHONE else "81", "00"
+    if category in MAIL_OR_PHONE:
+        return "01", "08"
+    return "81", "59"
+
+
+def merchant_refusal(caller: Caller) -> Result | None:
+    if not caller.merchant.can_transact:
+        return payment_results.MERCHANT_CANNOT_TRANSACT
+    if caller.terminal is not None and caller.terminal.status != OperatingStatus.NORMAL:
+        return payment_results.TERMINAL_CANNOT_TRANSACT
+    return None

@@ -1,0 +1,42 @@
+"""Row locks, in one place. Every money movement re-reads its rows here with
+`select_for_update()` inside the caller's transaction; several rows are always locked in
+primary-key order, so two requests cannot wait on each other."""
+
+from core.errors import NotFound
+from core.results import REFERENCE_NOT_FOUND
+from merchants.models import Merchant
+
+from ..models import Payment, ThreeDSAuthentication
+
+
+def payments_lock(pks: list[str]) -> dict[str, Payment]:
+    """The payments, locked in primary-key order."""
+    rows = Payment.objects.select_for_update().filter(pk__in=sorted(set(pks))).order_by("pk")
+    return {payment.pk: payment for payment in rows}
+
+
+def original_lock(*, merchant: Merchant, original_id: str) -> Payment:
+    """The original of a referenced operation, locked; a CP's PA is locked with it (refunds of a
+    CP count against both) and set as its `referenced`. 404 (700.100.100) when the merchant has
+    no such payment."""
+    original = (
+        Payment.objects.filter(pk=original_id, merchant=merchant)
+        .only("pk", "referenced_id")
+        .first()
+    )
+    if original is None:
+        raise NotFound(REFERENCE_NOT_FOUND)
+    ids = [original.pk, *([original.referenced_id] if original.referenced_id else [])]
+    locked = payments_lock(ids)
+    payment = locked[original.pk]
+    if payment.referenced_id in locked:
+        payment.referenced = locked[payment.referenced_id]
+    return payment
+
+
+def threeds_lock(auth_id: str) -> ThreeDSAuthentication:
+    """An authentication and its payment, locked (authentication first: the pages and the
+    expiry task all lock in this order)."""
+    auth = ThreeDSAuthentication.objects.select_for_update().get(pk=auth_id)
+    auth.payment = Payment.objects.select_for_update().get(pk=auth.payment_id)
+    return auth

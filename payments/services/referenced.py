@@ -1,0 +1,221 @@
+"""CP, RV, RF and PR: operations against an original payment.
+
+Each locks the original (a CP's PA with it, in primary-key order; lock_objects), claims its
+reference, checks the remaining amounts after the lock, asks the network and moves the
+original's running totals, all in one transaction: captures never exceed the PA, refunds never
+exceed what was captured or debited, under any concurrency. The kind of original is checked
+first, then the currency, then the amounts.
+"""
+
+from dataclasses import replace
+
+from core.results import Result, family_of
+
+from .. import results as payment_results
+from ..models import ZERO, Payment, PaymentType, TransactionSource
+from . import engine, network
+from .initial import merchant_refusal
+from .lock_objects import original_lock
+from .types import NO_DETAILS, Caller, Details, Money, PaymentOutcome
+
+
+def payment_capture(
+    *,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    original_id: str,
+    money: Money,
+    details: Details = NO_DETAILS,
+) -> PaymentOutcome:
+    """CP: capture `money` of a successful, open PA (700.400.100 beyond what it holds)."""
+    return _referenced(PaymentType.CP, caller, reference, request_hash, original_id, money, details)
+
+
+def payment_reverse(
+    *,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    original_id: str,
+    source: str,
+    money: Money | None = None,
+    details: Details = NO_DETAILS,
+) -> PaymentOutcome:
+    """RV: reverse a PA, DB or CD (all that remains, or `money` with source PARTIAL);
+    700.400.300 when it was refunded, reversed or captured."""
+    details = replace(details, transaction_source=source)
+    return _referenced(PaymentType.RV, caller, reference, request_hash, original_id, money, details)
+
+
+def payment_refund(
+    *,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    original_id: str,
+    money: Money,
+    details: Details = NO_DETAILS,
+) -> PaymentOutcome:
+    """RF: refund `money` of a DB, a captured PA or a CP (700.400.520 without a capture)."""
+    return _referenced(PaymentType.RF, caller, reference, request_hash, original_id, money, details)
+
+
+def payment_pos_refund(
+    *,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    original_id: str,
+    money: Money,
+    details: Details = NO_DETAILS,
+) -> PaymentOutcome:
+    """PR: refund `money` of a DB made through a terminal (700.400.530 otherwise)."""
+    return _referenced(PaymentType.PR, caller, reference, request_hash, original_id, money, details)
+
+
+def _referenced(
+    kind: str,
+    caller: Caller,
+    reference: str,
+    request_hash: str,
+    original_id: str,
+    money: Money | None,
+    details: Details,
+) -> PaymentOutcome:
+    def process() -> Payment:
+        original = original_lock(merchant=caller.merchant, original_id=original_id)
+        amount = money
+        if kind == PaymentType.RV and money is None and original.amount:
+            amount = Money(original.amount - original.reversed_amount, original.currency)
+        payment = engine.claim(
+            caller=caller,
+            payment_type=kind,
+            reference=reference,
+            request_hash=request_hash,
+            money=amount,
+            details=details,
+            referenced=original,
+            payment_brand=original.payment_brand,
+            card_bin=original.card_bin,
+            card_last4=original.card_last4,
+            card_holder=original.card_holder,
+            card_expiry_month=original.card_expiry_month,
+            card_expiry_year=original.card_expiry_year,
+            entry_mode=original.entry_mode,
+            condition_code=original.condition_code,
+        )
+        if kind == PaymentType.RV and money is None:
+            payment.currency = original.currency  # a whole reversal is in the original's
+        refusal = merchant_refusal(caller) or workflow_refusal(payment, original)
+        if refusal is not None:
+            return engine.finish_with(payment, refusal)
+        answer = network.follow_up(payment, original)
+        if answer.approved:
+            apply_to_totals(payment, original)
+        return engine.finish(payment, answer)
+
+    return engine.submit(
+        caller=caller, reference=reference, request_hash=request_hash, process=process
+    )
+
+
+def workflow_refusal(payment: Payment, original: Payment) -> Result | None:
+    """Why this operation may not be applied to the (locked) original, or None. The kind of
+    original is checked first, then the currency, then the amounts."""
+    kind = payment.payment_type
+    if kind == PaymentType.CP:
+        refusal = _capture_refusal(payment, original)
+    elif kind == PaymentType.RV:
+        refusal = _reversal_refusal(payment, original)
+    elif kind == PaymentType.PR and (
+        original.payment_type != PaymentType.DB or original.terminal_id is None
+    ):
+        refusal = payment_results.POS_REFUND_NEEDS_POS_PURCHASE
+    else:
+        refusal = _refund_refusal(payment, original)
+    # The amount checks compare like with like only when the currencies agree.
+    amount_refusals = (
+        payment_results.CAPTURE_EXCEEDS,
+        payment_results.REFUND_EXCEEDS,
+        payment_results.REVERSAL_REFUSED,
+    )
+    if (refusal is None or refusal in amount_refusals) and (
+        payment.amount is not None and payment.currency != original.currency
+    ):
+        return payment_results.CURRENCY_MISMATCH
+    return refusal
+
+
+def _capture_refusal(payment: Payment, original: Payment) -> Result | None:
+    if original.payment_type != PaymentType.PA or not original.successful:
+        return payment_results.CAPTURE_NOT_OPEN_PA
+    if original.closed_at is not None:
+        return payment_results.CAPTURE_PA_CLOSED
+    if original.reversed_amount >= (original.amount or ZERO):
+        return payment_results.CAPTURE_NOT_OPEN_PA
+    if (payment.amount or ZERO) > original.capturable:
+        return payment_results.CAPTURE_EXCEEDS
+    return None
+
+
+def _reversal_refusal(payment: Payment, original: Payment) -> Result | None:
+    source = payment.transaction_source
+    if original.payment_type not in (PaymentType.PA, PaymentType.DB, PaymentType.CD):
+        return payment_results.REVERSAL_REFUSED
+    if original.refunded_amount > ZERO or original.reversed_amount >= (original.amount or ZERO):
+        return payment_results.REVERSAL_REFUSED
+    if original.payment_type == PaymentType.PA and original.captured_amount > ZERO:
+        return payment_results.REVERSAL_REFUSED  # captured: refund it instead
+    if not original.successful:
+        # Only an original whose answer was lost (timeout) or that failed may be reversed, and
+        # only as TIMEOUT or ERROR.
+        timed_out = family_of(original.result_code) == "rejected_communication"
+        if not (timed_out and source in (TransactionSource.TIMEOUT, TransactionSource.ERROR)):
+            return payment_results.REVERSAL_REFUSED
+        return None
+    remaining = (original.amount or ZERO) - original.reversed_amount
+    if payment.amount is not None and payment.amount > remaining:
+        return payment_results.REVERSAL_REFUSED
+    if (
+        source != TransactionSource.PARTIAL
+        and payment.amount is not None
+        and payment.amount != remaining
+    ):
+        return payment_results.REVERSAL_REFUSED
+    return None
+
+
+def _refund_refusal(payment: Payment, original: Payment) -> Result | None:
+    if original.payment_type not in (PaymentType.DB, PaymentType.PA, PaymentType.CP):
+        return payment_results.REFUND_NEEDS_CAPTURE
+    if not original.successful or original.captured_amount <= ZERO:
+        return payment_results.REFUND_NEEDS_CAPTURE
+    refundable = original.refundable
+    if original.payment_type == PaymentType.DB:
+        refundable -= original.reversed_amount  # a reversal gave part of the debit back
+    parent = original.referenced if original.payment_type == PaymentType.CP else None
+    if parent is not None:
+        refundable = min(refundable, parent.refundable)
+    if (payment.amount or ZERO) > refundable:
+        return payment_results.REFUND_EXCEEDS
+    return None
+
+
+def apply_to_totals(payment: Payment, original: Payment) -> None:
+    """Move the original's running totals; the caller holds the row locks."""
+    amount = payment.amount or ZERO
+    touched = [original]
+    if payment.payment_type == PaymentType.CP:
+        original.captured_amount += amount
+        payment.captured_amount = amount  # a CP is refundable in its own right
+    elif payment.payment_type == PaymentType.RV:
+        # A timed-out original is marked reversed too, so it cannot be reversed twice.
+        original.reversed_amount += amount
+    else:  # RF, PR
+        original.refunded_amount += amount
+        if original.payment_type == PaymentType.CP and original.referenced is not None:
+            original.referenced.refunded_amount += amount
+            touched.append(original.referenced)
+    for row in touched:
+        row.save(update_fields=["captured_amount", "refunded_amount", "reversed_amount"])
