@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django import forms
+from django.db.models import Model
 
 from .tables import F, Rule
 
@@ -36,3 +37,22 @@ class SpecFieldsMixin(forms.BaseForm):
                 for name, message in rule(flat):
                     self.add_error(by_name.get(name), message)
         return cleaned
+
+
+def new_identifier(form: forms.BaseForm, row: F, model: type[Model]) -> str:
+    """A create form's identifier (merchant.id, pos.terminalId): declared on the form because it
+    is not editable on the model, parsed by its table row, and not taken yet (the create
+    service's unique constraint stays the last word under concurrency)."""
+    value = form.cleaned_data[row.attribute].strip()
+    try:
+        value = row.type.parse(value)
+    except ValueError as exc:
+        raise forms.ValidationError(str(exc)) from None
+    if model._default_manager.filter(**{row.attribute: value}).exists():
+        raise forms.ValidationError(f"{row.name} {value} already exists.")
+    return str(value)
+
+
+def values_of(form: forms.BaseForm, names: Sequence[str]) -> dict[str, Any]:
+    """The registered data a create service takes (`values=...`)."""
+    return {name: form.cleaned_data[name] for name in names}

@@ -12,6 +12,7 @@ from django.db import models
 from oauth2_provider.models import Application
 
 from core.envelope import new_id
+from core.lifecycle import Lifecycle
 
 
 class RequestorProfile(models.Model):
@@ -64,18 +65,16 @@ class OOBStatus(models.TextChoices):
 
 
 # --- Out-of-band authentications and one-time passwords (authentication/* operations) ----------
-# Added with the authorization API (issuer.api, issuer.oob). Every state change goes through
-# issuer.oob; the cardholder's secret link token and the one-time passwords are stored only as
-# keyed hashes, so a copy of the database cannot approve an authentication or verify a code.
+# Added with the authorization API (issuer.protocol.api, issuer.services). Every state change
+# goes through issuer.services; the cardholder's secret link token and the one-time passwords are
+# stored only as keyed hashes, so a copy of the database cannot approve an authentication or
+# verify a code.
 
-OOB_FINAL_STATES = frozenset(
-    {
-        OOBStatus.SUCCESS,
-        OOBStatus.REJECTED,
-        OOBStatus.EXPIRED,
-        OOBStatus.CANCELLED,
-        OOBStatus.ERROR,
-    }
+# PENDING is the only state that moves; every other state is final.
+OOB_LIFECYCLE = Lifecycle(
+    "out-of-band authentication",
+    {OOBStatus.PENDING: set(OOBStatus.values) - {OOBStatus.PENDING}}
+    | {state: set() for state in OOBStatus.values if state != OOBStatus.PENDING},
 )
 
 
@@ -122,7 +121,7 @@ class OOBAuthentication(models.Model):
 
     @property
     def is_final(self) -> bool:
-        return self.status in OOB_FINAL_STATES
+        return OOB_LIFECYCLE.is_final(self.status)
 
 
 class OTPChannel(models.TextChoices):

@@ -22,10 +22,9 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 
 from core import results as core_results
 from core.errors import ApplicationError, Conflict, NotFound
-from core.lifecycle import Lifecycle
 
 from . import results
-from .models import OOB_FINAL_STATES, OOBAuthentication, OOBStatus, OTPChallenge
+from .models import OOB_LIFECYCLE, OOBAuthentication, OOBStatus, OTPChallenge
 
 DEFAULT_OOB_SECONDS = 300
 MIN_OOB_SECONDS = 30
@@ -43,13 +42,6 @@ class OOBAlreadyDecided(Conflict):
             results.OOB_ALREADY_DECIDED, f"this authentication is already {authentication.status}"
         )
         self.authentication = authentication
-
-
-# PENDING is the only state that moves; every other state is final.
-OOB_LIFECYCLE = Lifecycle(
-    "out-of-band authentication",
-    {OOBStatus.PENDING: OOB_FINAL_STATES, **{state: set() for state in OOB_FINAL_STATES}},
-)
 
 
 def _hash(purpose: str, value: str) -> str:

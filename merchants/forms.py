@@ -10,7 +10,7 @@ from typing import Any
 import pycountry
 from django import forms
 
-from core.forms import SpecFieldsMixin
+from core.forms import SpecFieldsMixin, new_identifier, values_of
 from core.status import OperatingStatus
 from core.tables.common import ENTITY_ID
 
@@ -115,18 +115,10 @@ class MerchantCreateForm(MerchantDataForm):
         participator.help_text = "The bank or channel that owns the merchant."
 
     def clean_merchant_id(self) -> str:
-        value = self.cleaned_data["merchant_id"].strip()
-        try:
-            value = MERCHANT_ID.type.parse(value)
-        except ValueError as exc:
-            raise forms.ValidationError(str(exc)) from None
-        if Merchant.objects.filter(merchant_id=value).exists():
-            raise forms.ValidationError(f"merchant.id {value} already exists.")
-        return value
+        return new_identifier(self, MERCHANT_ID, Merchant)
 
     def merchant_values(self) -> dict[str, Any]:
-        """The registered data for `merchant_create(values=...)`."""
-        return {name: self.cleaned_data[name] for name in MERCHANT_DATA_FIELDS}
+        return values_of(self, MERCHANT_DATA_FIELDS)
 
 
 # --- action forms --------------------------------------------------------------------------------

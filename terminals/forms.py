@@ -5,7 +5,7 @@ from typing import Any
 
 from django import forms
 
-from core.forms import SpecFieldsMixin
+from core.forms import SpecFieldsMixin, new_identifier, values_of
 from core.status import OperatingStatus
 
 from .api.tables import TERMINAL_FIELDS, TERMINAL_ID
@@ -38,18 +38,10 @@ class TerminalCreateForm(TerminalDataForm):
         fields = ("merchant", *TERMINAL_DATA_FIELDS)
 
     def clean_terminal_id(self) -> str:
-        value = self.cleaned_data["terminal_id"].strip()
-        try:
-            value = TERMINAL_ID.type.parse(value)
-        except ValueError as exc:
-            raise forms.ValidationError(str(exc)) from None
-        if Terminal.objects.filter(terminal_id=value).exists():
-            raise forms.ValidationError(f"pos.terminalId {value} already exists.")
-        return value
+        return new_identifier(self, TERMINAL_ID, Terminal)
 
     def terminal_values(self) -> dict[str, Any]:
-        """The registered data for `terminal_create(values=...)`."""
-        return {name: self.cleaned_data[name] for name in TERMINAL_DATA_FIELDS}
+        return values_of(self, TERMINAL_DATA_FIELDS)
 
 
 class TerminalStatusForm(forms.Form):

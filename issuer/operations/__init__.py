@@ -6,6 +6,6 @@ transaction, token, parameter) register the same way when they are built.
 """
 
 from . import authentication  # noqa: F401 - registers the Authentication group
-from .registry import IMPLEMENTED, Call, Operation, lookup, perform, register, scopes
+from .registry import IMPLEMENTED, Call, Operation, group, lookup, perform, register, scopes
 
-__all__ = ["IMPLEMENTED", "Call", "Operation", "lookup", "perform", "register", "scopes"]
+__all__ = ["IMPLEMENTED", "Call", "Operation", "group", "lookup", "perform", "register", "scopes"]

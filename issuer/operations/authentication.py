@@ -1,20 +1,17 @@
 """The Authentication group: StartOOBAuthen, OOBResultInquiry, SendOTP, VerifyOTP (payloads:
 docs/issuer.md). Each handler calls one service of issuer.services."""
 
-from typing import Any
-
 from django.conf import settings
 from django.urls import reverse
 
 from core import results
-from core.envelope import timestamp
-from core.fields import AN, Amount, Choice, Currency, N
+from core.fields import AN, Amount, Choice, Currency, N, Timestamp
 from core.tables import MANDATORY, OPTIONAL, F, Table
 
 from .. import services
-from ..models import OOBAuthentication, OTPChannel
+from ..models import OOBAuthentication, OOBStatus, OTPChannel
 from .fields import TRANSACTION_ID, CardReference, Seconds, returned_id
-from .registry import Answer, Call, register
+from .registry import Answer, Call, group
 
 START_OOB_TABLE = Table(
     [
@@ -59,24 +56,28 @@ def cardholder_url(auth: OOBAuthentication, link_token: str) -> str:
     return settings.ISSUER_BASE_URL.rstrip("/") + path
 
 
-def _oob_fields(auth: OOBAuthentication) -> dict[str, Any]:
-    fields: dict[str, Any] = {
-        "authenticationId": auth.pk,
-        "transactionId": auth.transaction_id,
-        "status": auth.status,
-        "expiresAt": timestamp(auth.expires_at),
-    }
-    if auth.decided_at is not None:
-        fields["decidedAt"] = timestamp(auth.decided_at)
-    return fields
-
-
-@register(
-    "authentication",
-    "StartOOBAuthen",
-    table=START_OOB_TABLE,
-    summary="start an out-of-band authentication of the cardholder",
+# What the answers show of an authentication and of a one-time password.
+OOB_ANSWER = Table(
+    [
+        F("authenticationId", returned_id("authenticationId"), attr="pk"),
+        F("transactionId", TRANSACTION_ID),
+        F("status", Choice(tuple(OOBStatus.values))),
+        F("expiresAt", Timestamp()),
+        F("decidedAt", Timestamp()),
+    ]
 )
+OTP_ANSWER = Table(
+    [
+        F("otpId", returned_id("otpId"), attr="pk"),
+        F("transactionId", TRANSACTION_ID),
+        F("channel", Choice(tuple(OTPChannel.values))),
+        F("expiresAt", Timestamp()),
+    ]
+)
+authentication = group("authentication")
+
+
+@authentication("StartOOBAuthen", START_OOB_TABLE, "start an out-of-band authentication")
 def start_oob(call: Call) -> Answer:
     f = call.fields
     auth, link_token = services.oob_start(
@@ -88,31 +89,21 @@ def start_oob(call: Call) -> Answer:
         merchant_name=f["merchantName"],
         expiry_seconds=f.get("expiry") or services.DEFAULT_OOB_SECONDS,
     )
-    fields = _oob_fields(auth)
+    fields = OOB_ANSWER.render(auth)
     # Simulator: the link the issuer would push to the cardholder's app.
     fields["cardholderUrl"] = cardholder_url(auth, link_token)
     return results.REQUEST_SUCCEEDED, fields, auth.pk
 
 
-@register(
-    "authentication",
-    "OOBResultInquiry",
-    table=OOB_INQUIRY_TABLE,
-    summary="the status of an out-of-band authentication this requestor started",
-)
+@authentication("OOBResultInquiry", OOB_INQUIRY_TABLE, "the status of an authentication")
 def oob_result_inquiry(call: Call) -> Answer:
     auth = services.oob_get_for_client(
         client_id=call.client_id, authentication_id=call.fields["authenticationId"]
     )
-    return results.REQUEST_SUCCEEDED, _oob_fields(auth), None
+    return results.REQUEST_SUCCEEDED, OOB_ANSWER.render(auth), None
 
 
-@register(
-    "authentication",
-    "SendOTP",
-    table=SEND_OTP_TABLE,
-    summary="send a one-time password to the cardholder",
-)
+@authentication("SendOTP", SEND_OTP_TABLE, "send a one-time password to the cardholder")
 def send_otp(call: Call) -> Answer:
     f = call.fields
     otp, code = services.otp_send(
@@ -121,13 +112,7 @@ def send_otp(call: Call) -> Answer:
         transaction_id=f["transactionId"],
         channel=f["channel"],
     )
-    fields = {
-        "otpId": otp.pk,
-        "transactionId": otp.transaction_id,
-        "channel": otp.channel,
-        "expiresAt": timestamp(otp.expires_at),
-        "attemptsLeft": otp.attempts_left,
-    }
+    fields = {**OTP_ANSWER.render(otp), "attemptsLeft": otp.attempts_left}
     if getattr(settings, "ISSUER_OTP_SIMULATOR", True):
         # Simulator only: no SMS or e-mail leaves the platform, so the code is handed to the
         # requestor to type in. A real issuer never returns it.
@@ -135,12 +120,7 @@ def send_otp(call: Call) -> Answer:
     return results.REQUEST_SUCCEEDED, fields, otp.pk
 
 
-@register(
-    "authentication",
-    "VerifyOTP",
-    table=VERIFY_OTP_TABLE,
-    summary="check a one-time password the cardholder typed",
-)
+@authentication("VerifyOTP", VERIFY_OTP_TABLE, "check a one-time password the cardholder typed")
 def verify_otp(call: Call) -> Answer:
     outcome = services.otp_verify(
         client_id=call.client_id, otp_id=call.fields["otpId"], code=call.fields["code"]

@@ -32,11 +32,14 @@ class Call:
     fields: dict[str, Any]
 
 
+Handler = Callable[["Call"], Answer]
+
+
 @dataclass(frozen=True)
 class Operation:
     entry: Entry
     table: Table
-    handler: Callable[[Call], Answer]
+    handler: Handler
     summary: str
 
     @property
@@ -59,10 +62,8 @@ class Operation:
 IMPLEMENTED: dict[tuple[str, str], Operation] = {}
 
 
-def register(
-    group: str, name: str, *, table: Table, summary: str
-) -> Callable[[Callable[[Call], Answer]], Callable[[Call], Answer]]:
-    def decorator(handler: Callable[[Call], Answer]) -> Callable[[Call], Answer]:
+def register(group: str, name: str, *, table: Table, summary: str) -> Callable[[Handler], Handler]:
+    def decorator(handler: Handler) -> Handler:
         key = (group, name)
         assert key in CATALOGUE, f"{group}/{name} is not in the catalogue"
         assert key not in IMPLEMENTED, key
@@ -70,6 +71,15 @@ def register(
         return handler
 
     return decorator
+
+
+def group(name: str) -> Callable[[str, Table, str], Callable[[Handler], Handler]]:
+    """`register` for the operations of one catalogue group: `@card("Activation", TABLE, "...")`."""
+
+    def registrar(operation: str, table: Table, summary: str) -> Callable[[Handler], Handler]:
+        return register(name, operation, table=table, summary=summary)
+
+    return registrar
 
 
 def lookup(group: str, name: str) -> Operation | None:
