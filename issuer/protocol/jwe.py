@@ -4,14 +4,15 @@ A128GCM, both directions, with jwcrypto.
 The protected header is checked before jwcrypto sees the token, so every refusal has a clear
 reason and nothing but the one algorithm pair is ever run: exactly five parts, `alg`
 RSA-OAEP-256, `enc` A128GCM, a `kid`, no `zip` (a compressed plaintext could expand far beyond
-the size bound) and no `crit` (this profile defines no extensions). Headers that name keys
-(`jku`, `jwk`, `x5u`, `x5c`) are ignored: the key is always chosen by the receiver, by kid, from
-its own key store. The plaintext must be a JSON object of bounded size without duplicate
+the size bound) and no `crit` (this profile defines no extensions); then a 96-bit
+initialization vector and a 128-bit tag (RFC 7518 5.3). Headers that name keys (`jku`, `jwk`,
+`x5u`, `x5c`) are ignored: the key is always chosen by the receiver, by kid, from its own key
+store. The plaintext must be a JSON object of bounded size without duplicate
 members.
 
 The server decrypts with `decrypt(token, key_for_kid)` and encrypts its answer with
 `encrypt(payload, key, kid)` to the requestor's registered RSA key; the requestor client
-(issuer.client) uses the same two functions the other way round.
+(issuer.protocol.client) uses the same two functions the other way round.
 """
 
 import json
@@ -27,6 +28,7 @@ ENC = "A128GCM"
 # An operation's request is a few hundred bytes; anything beyond this is not a valid request.
 MAX_PLAINTEXT_BYTES = 16 * 1024
 MAX_KID_LENGTH = 128
+IV_BYTES, TAG_BYTES = 12, 16
 
 
 class JWEError(ValueError):
@@ -95,7 +97,19 @@ def header_of(token: str) -> dict[str, Any]:
         raise JWEError("kid is required: the key id of the recipient's RSA key")
     if not all(parts[1:]):
         raise JWEError("a JWE part is empty: encrypted key, IV, ciphertext and tag are required")
+    # RFC 7518 5.3: AES GCM in JWE uses a 96-bit IV and a 128-bit authentication tag.
+    if _decoded_length(parts[2]) != IV_BYTES:
+        raise JWEError("the A128GCM initialization vector must be 96 bits")
+    if _decoded_length(parts[4]) != TAG_BYTES:
+        raise JWEError("the A128GCM authentication tag must be 128 bits")
     return header
+
+
+def _decoded_length(part: str) -> int:
+    try:
+        return len(base64url_decode(part))
+    except (ValueError, TypeError):
+        return -1
 
 
 def decrypt(

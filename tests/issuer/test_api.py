@@ -584,3 +584,50 @@ def test_errors_before_decryption_are_plain_json_and_never_cached(api):
     assert response["Cache-Control"] == "no-store"
     ok = api.post(START, encrypt_to_issuer(start_payload()))
     assert ok["Cache-Control"] == "no-store"
+
+
+def _encrypted_with_iv(payload: dict[str, Any], iv: bytes, tag_bytes: int = 16) -> str:
+    """A JWE made by hand, as a sloppy (or hostile) requestor would: RSA-OAEP-256 key wrap,
+    AES-GCM with an initialization vector of any length, the tag cut to `tag_bytes`."""
+    import os
+
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+    from jwcrypto.common import base64url_encode
+
+    enc = issuer_enc()
+    header = base64url_encode(
+        json_encode({"alg": "RSA-OAEP-256", "enc": "A128GCM", "kid": enc.kid})
+    )
+    cek = os.urandom(16)
+    public = load_pem_public_key(enc.key.export_to_pem())
+    wrapped = public.encrypt(
+        cek,
+        padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None),
+    )
+    sealed = AESGCM(cek).encrypt(iv, json.dumps(payload).encode(), header.encode("ascii"))
+    ciphertext, tag = sealed[:-16], sealed[-16:][:tag_bytes]
+    return ".".join(
+        [
+            header,
+            base64url_encode(wrapped),
+            base64url_encode(iv),
+            base64url_encode(ciphertext),
+            base64url_encode(tag),
+        ]
+    )
+
+
+def test_a128gcm_initialization_vectors_are_96_bits(api):
+    """RFC 7518 5.3: A128GCM uses a 96-bit IV and a 128-bit tag; nothing else is decrypted."""
+    good = api.post(START, _encrypted_with_iv(start_payload(), b"\x01" * 12))
+    assert good.status_code == 200, good.content
+    OOBAuthentication.objects.all().delete()
+    for size in (8, 16, 32):
+        _refused(api.post(START, _encrypted_with_iv(start_payload(), b"\x01" * size)), "96 bits")
+    _refused(
+        api.post(START, _encrypted_with_iv(start_payload(), b"\x01" * 12, tag_bytes=12)),
+        "128 bits",
+    )
