@@ -170,6 +170,17 @@ VAULT_ACTIVE_KEY_ID = env.str("VAULT_ACTIVE_KEY_ID", default="dev1")
 # the vault keys: changing it changes every fingerprint.
 CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default="dev-only-card-fingerprint-key")
 
+# --- Payment network --------------------------------------------------------------------------
+# How long a remote connector may take to answer; a payment IN_FLIGHT for longer goes to the
+# janitor (payments.resolve_in_flight on beat, or `manage.py resolve_in_flight`).
+PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = env.float("PAYMENTS_CONNECTOR_TIMEOUT_SECONDS", default=30.0)
+# The simulator's slow test card: "delay" answers after PAYMENTS_SIMULATOR_SLOW_SECONDS;
+# "advisory-lock" waits for a PostgreSQL advisory lock a test holds (tests only).
+PAYMENTS_SIMULATOR_GATE = env.str("PAYMENTS_SIMULATOR_GATE", default="delay")
+PAYMENTS_SIMULATOR_SLOW_SECONDS = env.float("PAYMENTS_SIMULATOR_SLOW_SECONDS", default=2.0)
+# A file where the simulator appends every request it receives (tests count them), or "".
+PAYMENTS_SIMULATOR_LOG = env.str("PAYMENTS_SIMULATOR_LOG", default="")
+
 # --- Issuer authorization protocol (docs/issuer.md) --------------------------------------------
 # Private keys live in files in ISSUER_KEYS_DIR (`python manage.py issuer_keys generate`); in
 # production a KMS or HSM (docs/operations.md). The token endpoint's URL is the `aud` that client
@@ -219,6 +230,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 60.0,
     },
     "expire-oob-authentications": {"task": "issuer.expire_oob_authentications", "schedule": 60.0},
+    "resolve-in-flight-payments": {"task": "payments.resolve_in_flight", "schedule": 60.0},
     "purge-used-assertions": {"task": "issuer.purge_used_assertions", "schedule": 3600.0},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

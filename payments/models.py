@@ -3,8 +3,14 @@ pointing at their original.
 
 Money invariants live beside the original row and change only under its row lock
 (`payments.services`): `captured_amount` (sum of successful CPs, or the amount of a DB),
-`refunded_amount` (sum of successful RF/PR), `reversed_amount`. Check constraints are the last
-net: nothing captured or refunded beyond the amount, nothing negative.
+`refunded_amount` (sum of successful RF/PR), `reversed_amount`, and beside each the amount
+reserved by operations whose network answer is still awaited (`capturing_amount`,
+`refunding_amount`, `reversing_amount`). Check constraints are the last net: nothing captured,
+reversed or refunded (with what is reserved) beyond the amount, nothing negative.
+
+A payment's `state` says where its processing stands: IN_FLIGHT while the network is asked (the
+row is committed before the call, so a retry finds it and a janitor resolves it if the answer
+never comes), PENDING while the shopper authenticates (3-D Secure), DONE once answered.
 
 Card data: the PAN only as AES-GCM ciphertext (`pan_ciphertext`, key id inside) and a keyed HMAC
 fingerprint; BIN and last four in clear; the CVV is never stored.
@@ -16,6 +22,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from core.envelope import new_id
+from core.lifecycle import Lifecycle
 from merchants.models import Entity, Merchant
 from terminals.models import Terminal
 
@@ -49,6 +56,26 @@ class TransactionSource(models.TextChoices):
 ZERO = Decimal("0.00")
 
 
+class PaymentState(models.TextChoices):
+    """Where a payment's processing stands (not its outcome: that is its result code)."""
+
+    IN_FLIGHT = "IN_FLIGHT", "In flight: the network is being asked"
+    PENDING = "PENDING", "Pending: waiting for the shopper (3-D Secure)"
+    DONE = "DONE", "Done: answered"
+
+
+PAYMENT_STATE = Lifecycle(
+    "payment processing",
+    {
+        PaymentState.PENDING: {PaymentState.IN_FLIGHT, PaymentState.DONE},
+        # Claimed, then answered, or sent to the shopper for 3-D Secure.
+        PaymentState.IN_FLIGHT: {PaymentState.DONE, PaymentState.PENDING},
+        PaymentState.DONE: set(),
+    },
+    field="state",
+)
+
+
 class Payment(models.Model):
     id = models.CharField(primary_key=True, max_length=32, default=new_id, editable=False)
     merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="payments")
@@ -74,6 +101,10 @@ class Payment(models.Model):
     tax_amount = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     payment_brand = models.CharField(max_length=32, blank=True)
 
+    state = models.CharField(max_length=10, choices=PaymentState.choices, default=PaymentState.DONE)
+    in_flight_since = models.DateTimeField(
+        null=True, blank=True, help_text="When the network was asked (while IN_FLIGHT)."
+    )
     result_code = models.CharField(max_length=11, db_index=True)
     result_description = models.CharField(max_length=255)
     successful = models.BooleanField(default=False)
@@ -100,6 +131,11 @@ class Payment(models.Model):
     captured_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
     refunded_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
     reversed_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
+    # Reserved by operations in flight against this payment (moved to the totals above when the
+    # network approves, released when it declines).
+    capturing_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
+    refunding_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
+    reversing_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
 
     validity_period_ms = models.PositiveIntegerField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
@@ -138,6 +174,11 @@ class Payment(models.Model):
                 condition=Q(closed_at__isnull=True, payment_type="PA"),
                 name="payment_open_pa_expiry",
             ),
+            models.Index(
+                fields=["in_flight_since"],
+                condition=Q(state="IN_FLIGHT"),
+                name="payment_in_flight",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -145,17 +186,32 @@ class Payment(models.Model):
                 name="payment_unique_mtid_per_merchant",
             ),
             models.CheckConstraint(
-                condition=Q(captured_amount__gte=0, refunded_amount__gte=0, reversed_amount__gte=0),
+                condition=Q(
+                    captured_amount__gte=0,
+                    refunded_amount__gte=0,
+                    reversed_amount__gte=0,
+                    capturing_amount__gte=0,
+                    refunding_amount__gte=0,
+                    reversing_amount__gte=0,
+                ),
                 name="payment_totals_not_negative",
             ),
             models.CheckConstraint(
                 condition=Q(amount__isnull=True)
-                | Q(captured_amount__lte=F("amount"), reversed_amount__lte=F("amount")),
+                | Q(
+                    captured_amount__lte=F("amount") - F("capturing_amount"),
+                    reversed_amount__lte=F("amount") - F("reversing_amount"),
+                ),
                 name="payment_captured_reversed_within_amount",
             ),
             models.CheckConstraint(
-                condition=Q(refunded_amount__lte=F("captured_amount")),
+                condition=Q(refunded_amount__lte=F("captured_amount") - F("refunding_amount")),
                 name="payment_refunded_within_captured",
+            ),
+            models.CheckConstraint(
+                condition=Q(state="IN_FLIGHT", in_flight_since__isnull=False)
+                | ~Q(state="IN_FLIGHT"),
+                name="payment_in_flight_since",
             ),
         ]
 
@@ -164,14 +220,27 @@ class Payment(models.Model):
 
     @property
     def capturable(self) -> Decimal:
-        """What a CP may still take: the PA amount less captures and reversals."""
+        """What a CP may still take: the PA amount less captures and reversals, done or in
+        flight."""
         if self.amount is None:
             return ZERO
-        return self.amount - self.captured_amount - self.reversed_amount
+        return (
+            self.amount
+            - self.captured_amount
+            - self.capturing_amount
+            - self.reversed_amount
+            - self.reversing_amount
+        )
 
     @property
     def refundable(self) -> Decimal:
-        return self.captured_amount - self.refunded_amount
+        """What a refund may still take: captured less refunded, done or in flight."""
+        return self.captured_amount - self.refunded_amount - self.refunding_amount
+
+    @property
+    def reversible(self) -> Decimal:
+        """What a reversal may still take: the amount less reversals, done or in flight."""
+        return (self.amount or ZERO) - self.reversed_amount - self.reversing_amount
 
 
 from .threeds.models import FINAL_STATES, ThreeDSAuthentication, ThreeDSState  # noqa: E402, F401

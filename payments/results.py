@@ -109,3 +109,11 @@ THREEDS_ALREADY_COMPLETE = _d(
     "the ACS challenge page (a second submission)",
     http="409",
 )
+
+# --- in flight ----------------------------------------------------------------------------------
+IN_PROGRESS = _d(
+    "000.200.100",
+    "transaction in progress: the network's answer is not known yet; inquire the payment or "
+    "send the same request again later",
+    "every payment type, while the network is asked (or its answer is awaited)",
+)

@@ -17,3 +17,9 @@ def expire_threeds_authentications() -> int:
     from .threeds.services import threeds_expire
 
     return threeds_expire()
+
+
+@shared_task(name="payments.resolve_in_flight")
+def resolve_in_flight() -> dict[str, int]:
+    """Beat, every minute: resolve payments IN_FLIGHT past the connector's timeout."""
+    return services.payment_resolve_in_flight().__dict__

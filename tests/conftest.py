@@ -94,6 +94,22 @@ def terminal(merchant):  # type: ignore[no-untyped-def]
     return TerminalFactory(merchant=merchant)
 
 
+def url_of_test_database() -> str:
+    """A DATABASE_URL for the test database this session created (settings name it by now), for
+    servers the tests start in other processes."""
+    from urllib.parse import quote
+
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    user = quote(db.get("USER") or "", safe="")
+    password = quote(db.get("PASSWORD") or "", safe="")
+    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = quote(db.get("HOST") or "127.0.0.1", safe="")  # a socket directory is %-encoded
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"postgres://{auth}{host}{port}/{quote(db['NAME'], safe='')}"
+
+
 def code(response) -> str:  # type: ignore[no-untyped-def]
     return response.json()["result"]["code"]
 

@@ -1,7 +1,18 @@
 """What a connector to a card network is asked, and what it answers.
 
-A connector decides what the network would say; it never touches the database. Requests carry
-the PAN and CVV in memory only (`repr` hides them) for the duration of the call.
+A connector decides what the network would say; it never touches the payment tables. Requests
+carry the PAN and CVV in memory only (`repr` hides them) for the duration of the call, and the
+platform's `reference` (the payment's id), by which the network can later be asked what became
+of a request whose answer was lost (`inquire`).
+
+A connector is either remote or local:
+- remote (a network, like the simulator): called with its `timeout` outside any database
+  transaction, between the transaction that claims the payment and the one that finalizes it
+  (payments.services.engine). A call that exceeds the timeout or loses its connection raises
+  `ConnectorUnavailable`; the payment stays IN_FLIGHT and the janitor resolves it.
+- local (the platform's own issuer, the on-us connector): no network; it decides and posts
+  inside the finalize transaction, under the same locks, so the issuer's ledger and the
+  acquirer's totals commit together.
 """
 
 from dataclasses import dataclass, field
@@ -9,6 +20,11 @@ from decimal import Decimal
 from typing import Protocol
 
 from core.results import Result
+
+
+class ConnectorUnavailable(Exception):
+    """No answer from the network in time (a timeout, a lost connection): the outcome is not
+    known here. Never carries card data."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +41,7 @@ class AuthRequest:
     billing_street: str = ""
     billing_postcode: str = ""
     entry_mode: str = "81"
+    reference: str = ""
     custom: dict[str, str] = field(default_factory=dict)
 
 
@@ -37,6 +54,10 @@ class ReferenceRequest:
     currency: str
     original_auth_code: str
     original_retrieval_ref_no: str
+    reference: str = ""
+    original_reference: str = ""
+    card_bin: str = ""
+    card_last4: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,7 +80,14 @@ class NetworkAnswer:
 
 class Connector(Protocol):
     name: str
+    remote: bool  # a network: called outside any transaction; local: inside the finalize one
+    timeout: float  # seconds a remote call may take; older IN_FLIGHT rows go to the janitor
 
     def authorize(self, request: AuthRequest) -> NetworkAnswer: ...
 
     def follow_up(self, request: ReferenceRequest) -> NetworkAnswer: ...
+
+    def inquire(self, request: AuthRequest | ReferenceRequest) -> NetworkAnswer | None:
+        """What became of `request` (found by its reference), or None when the network cannot
+        say. Raises ConnectorUnavailable when it cannot be asked now."""
+        ...

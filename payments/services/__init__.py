@@ -11,11 +11,12 @@
 | RF refund | `payment_refund` | referenced.py |
 | PR POS refund | `payment_pos_refund` | referenced.py |
 | close PAs past their validityPeriod | `payment_close_expired` | expiry.py |
+| resolve payments left in flight | `payment_resolve_in_flight` | janitor.py |
 | 3-D Secure start, completion, expiry | `threeds_*` | payments/threeds/services.py |
 
-The steps they share (claim the reference, record the answer, replay) are in engine.py, the
-network's requests and the approval rule in network.py, the row locks in lock_objects.py, the
-typed values in types.py.
+The steps they share (claim the reference, ask the network outside any transaction, finalize,
+replay) are in engine.py, the network's requests and the approval rule in network.py, the row
+locks in lock_objects.py, the typed values in types.py.
 """
 
 from .expiry import payment_close_expired
@@ -26,6 +27,7 @@ from .initial import (
     payment_verify,
     threeds_requested,
 )
+from .janitor import Resolution, payment_resolve_in_flight
 from .referenced import payment_capture, payment_pos_refund, payment_refund, payment_reverse
 from .types import (
     NO_DETAILS,
@@ -46,6 +48,7 @@ __all__ = [
     "Details",
     "Money",
     "PaymentOutcome",
+    "Resolution",
     "ThreeDSRequest",
     "payment_authorize",
     "payment_capture",
@@ -54,6 +57,7 @@ __all__ = [
     "payment_debit",
     "payment_pos_refund",
     "payment_refund",
+    "payment_resolve_in_flight",
     "payment_reverse",
     "payment_verify",
     "threeds_requested",

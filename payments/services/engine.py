@@ -1,34 +1,70 @@
-"""The payment engine's shared steps: claim the reference, record the answer, replay.
+"""The payment engine: claim, ask the network outside any transaction, finalize.
 
-A payment row is inserted before the network is asked: the unique (merchant,
-merchantTransactionId) index claims the reference, so a duplicate (a replay or a concurrent
-twin) fails on it, waits for the first to commit, and is answered from the stored row through
-core's one replay path (`core.idempotency.replay`): the same answer for the same parameters,
-800.110.100 for others. The network is never asked twice for one reference.
+1. Claim (one short transaction): the payment row is inserted IN_FLIGHT; the unique (merchant,
+   merchantTransactionId) index claims the reference, so a duplicate (a replay or a concurrent
+   twin) fails on it and is answered from the stored row through core's one replay path
+   (`core.idempotency.replay`): the same answer for the same parameters, 800.110.100 for others;
+   a retry of a request still IN_FLIGHT answers that it is in progress (000.200.100) and never
+   asks the network again. In the same transaction a referenced operation reserves its amount on
+   the original under its row lock, and everything that needs no network is decided: a refusal
+   (merchant state, workflow, risk) or a 3-D Secure redirect ends the claim answered.
+2. Ask a remote network (connectors.base) with its timeout, outside any transaction: a worker
+   that dies here leaves a committed IN_FLIGHT row, no lock held, and the janitor resolves it
+   (janitor.py). No answer in time: the client is told the payment is in progress.
+3. Finalize (a second short transaction): the payment and its originals locked in primary-key
+   order; approval moves the reservation to the totals, a decline releases it; the answer is
+   stored. A local connector (the on-us one) is asked here, under the same locks.
+
+Both transactions are `durable`: the use cases cannot run inside a caller's transaction, so the
+network call between them is never inside one.
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from core.idempotency import replay
 from core.results import Result
 
-from ..connectors.base import NetworkAnswer
-from ..models import Payment
+from .. import results as payment_results
+from ..connectors.base import Connector, ConnectorUnavailable, NetworkAnswer
+from ..connectors.simulator import get_connector
+from ..models import PAYMENT_STATE, Payment, PaymentState
 from ..render import payment_body
+from .lock_objects import payments_lock
 from .types import Caller, Details, Money, PaymentOutcome
 
 PENDING_CODE = "000.200.000"
 
+Ask = Callable[[Connector, Payment], NetworkAnswer]
+Settle = Callable[[Payment, dict[str, Payment], NetworkAnswer], None]
+
+
+def _nothing_to_settle(payment: Payment, locked: dict[str, Payment], answer: NetworkAnswer) -> None:
+    return None
+
+
+@dataclass
+class Claim:
+    """What the claim transaction left: the payment, and unless it is answered already, what to
+    ask the network and how its answer settles the totals (under the finalize locks)."""
+
+    payment: Payment
+    ask: Ask | None = None
+    settle: Settle = _nothing_to_settle
+    related: list[str] = field(default_factory=list)  # originals to lock at finalize
+    base_url: str = ""
+
 
 def submit(
-    *, caller: Caller, reference: str, request_hash: str, process: Callable[[], Payment]
+    *, caller: Caller, reference: str, request_hash: str, claim: Callable[[], Claim]
 ) -> PaymentOutcome:
-    """Run `process` (which claims the reference and answers) in one transaction, or replay."""
+    """Claim (replaying a known reference), then ask the network and finalize."""
     try:
-        with transaction.atomic():
-            payment = process()
+        with transaction.atomic(durable=True):
+            claimed = claim()
     except IntegrityError:
         existing = Payment.objects.filter(
             merchant=caller.merchant, merchant_transaction_id=reference
@@ -37,11 +73,53 @@ def submit(
             raise
         replayed = replay(
             stored_hash=existing.request_hash,
-            stored_body=existing.response_body,
+            stored_body=answer_of(existing),
             request_hash=request_hash,
         )
         return PaymentOutcome(replayed.body, replayed=True, payment=existing)
-    return PaymentOutcome(payment.response_body, payment=payment)
+    payment = complete(claimed)
+    return PaymentOutcome(answer_of(payment, base_url=claimed.base_url), payment=payment)
+
+
+def answer_of(payment: Payment, *, base_url: str = "") -> dict[str, object]:
+    """The stored answer; a payment in flight has none yet and answers "in progress"."""
+    if payment.state == PaymentState.IN_FLIGHT:
+        return payment_body(payment, base_url=base_url)
+    return payment.response_body
+
+
+def complete(claimed: Claim) -> Payment:
+    """Steps 2 and 3 for a claimed payment (also after a 3-D Secure authentication)."""
+    if claimed.ask is None:
+        return claimed.payment
+    connector = get_connector()
+    if not connector.remote:
+        return finalize(claimed, connector=connector)
+    try:
+        answer = claimed.ask(connector, claimed.payment)
+    except ConnectorUnavailable:
+        return claimed.payment  # IN_FLIGHT, answered "in progress"; the janitor resolves it
+    return finalize(claimed, answer=answer)
+
+
+def finalize(
+    claimed: Claim, *, answer: NetworkAnswer | None = None, connector: Connector | None = None
+) -> Payment:
+    """Record the network's answer under the locks of the payment and its originals. A payment
+    no longer IN_FLIGHT (the janitor resolved it meanwhile) keeps what it has."""
+    with transaction.atomic(durable=True):
+        locked = payments_lock([claimed.payment.pk, *claimed.related])
+        payment = locked.pop(claimed.payment.pk)
+        if payment.state != PaymentState.IN_FLIGHT:
+            return payment
+        for original in locked.values():
+            if original.referenced_id in locked:
+                original.referenced = locked[original.referenced_id]
+        if answer is None:
+            assert connector is not None and claimed.ask is not None
+            answer = claimed.ask(connector, payment)
+        claimed.settle(payment, locked, answer)
+        return finish(payment, answer, base_url=claimed.base_url)
 
 
 def claim(
@@ -54,7 +132,7 @@ def claim(
     details: Details,
     **fields: object,
 ) -> Payment:
-    """Insert the row that claims merchantTransactionId (before the network is asked)."""
+    """Insert the row that claims merchantTransactionId, IN_FLIGHT (before the network)."""
     payment = Payment(
         merchant=caller.merchant,
         terminal=caller.terminal,
@@ -73,13 +151,22 @@ def claim(
         merchant_memo=details.merchant_memo,
         checkout_type=details.checkout_type,
         validity_period_ms=details.validity_period_ms,
-        result_code=PENDING_CODE,
-        result_description="pending",
         data=dict(details.data),
         **fields,
     )
+    mark_in_flight(payment)
     payment.save(force_insert=True)
     return payment
+
+
+def mark_in_flight(payment: Payment) -> None:
+    """In flight until the network's answer is recorded: a replay or an inquiry meanwhile
+    answers "in progress" (rendered when asked: nothing is stored until the answer)."""
+    payment.state = PaymentState.IN_FLIGHT
+    payment.in_flight_since = timezone.now()
+    payment.result_code = payment_results.IN_PROGRESS.code
+    payment.result_description = payment_results.IN_PROGRESS.description
+    payment.response_body = {}
 
 
 ANSWER_FIELDS = (
@@ -96,11 +183,16 @@ ANSWER_FIELDS = (
 
 def finish(payment: Payment, answer: NetworkAnswer, *, base_url: str = "") -> Payment:
     """Record the network's (or a refusal's) answer on the payment and store the response."""
-    payment.result_code = answer.result.code
-    payment.result_description = answer.extended_description or answer.result.description
-    payment.successful = answer.approved
     for name in ANSWER_FIELDS:
         setattr(payment, name, getattr(answer, name))
+    payment.successful = answer.approved
+    target = PaymentState.PENDING if answer.result.is_pending else PaymentState.DONE
+    if payment.state != target:
+        PAYMENT_STATE.check(payment.state, target)
+        payment.state = target
+    payment.in_flight_since = None
+    payment.result_code = answer.result.code
+    payment.result_description = answer.extended_description or answer.result.description
     payment.response_body = payment_body(payment, base_url=base_url)
     payment.save()
     return payment

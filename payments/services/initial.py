@@ -1,9 +1,9 @@
 """PA, DB, CD and CV: payments with a card of their own.
 
-Each use case claims its reference, refuses what may not go to the network (merchant or terminal
-state, an expired card, a merchant not enrolled for the 3-D Secure it needs, a risk DECLINE),
-starts 3-D Secure when the payment needs it (the answer is pending with a redirect), and
-otherwise asks the network, all in one transaction (engine.submit).
+Each use case claims its reference and, in the claim's transaction, refuses what may not go to
+the network (merchant or terminal state, an expired card, a merchant not enrolled for the 3-D
+Secure it needs, a risk DECLINE) or starts 3-D Secure when the payment needs it (the answer is
+pending with a redirect); otherwise the engine asks the network and finalizes (engine.submit).
 """
 
 from datetime import datetime, timedelta
@@ -18,6 +18,7 @@ from .. import cards, risk
 from .. import results as payment_results
 from ..models import Payment, PaymentType
 from . import engine, network
+from .engine import Claim
 from .types import (
     NO_DETAILS,
     NO_THREEDS,
@@ -111,7 +112,7 @@ def _initial(
     details: Details,
     threeds: ThreeDSRequest = NO_THREEDS,
 ) -> PaymentOutcome:
-    def process() -> Payment:
+    def process() -> Claim:
         entry_mode, condition_code = entry_and_condition(caller, details.transaction_category)
         payment = engine.claim(
             caller=caller,
@@ -135,7 +136,7 @@ def _initial(
         return _decide(payment, caller, card, details, threeds)
 
     return engine.submit(
-        caller=caller, reference=reference, request_hash=request_hash, process=process
+        caller=caller, reference=reference, request_hash=request_hash, claim=process
     )
 
 
@@ -147,7 +148,7 @@ def _expiry(details: Details) -> datetime | None:
 
 def _decide(
     payment: Payment, caller: Caller, card: Card, details: Details, threeds: ThreeDSRequest
-) -> Payment:
+) -> Claim:
     three_ds = threeds_requested(
         merchant=caller.merchant, payment_type=payment.payment_type, indicator=threeds.indicator
     )
@@ -169,16 +170,24 @@ def _decide(
             if assessment.decision == risk.DECLINE:
                 refusal = payment_results.RISK_DECLINED
     if refusal is not None:
-        return engine.finish_with(payment, refusal)
+        return Claim(engine.finish_with(payment, refusal))
     if three_ds:
         from ..threeds.services import threeds_start
 
         threeds_start(payment=payment, card=card, request=threeds)
-        return engine.finish_with(
+        pending = engine.finish_with(
             payment, payment_results.THREEDS_PENDING, base_url=caller.base_url
         )
-    answer = network.authorize(payment, pan=card.number, cvv=card.cvv)
-    return engine.finish(payment, answer)
+        return Claim(pending)
+    if payment.risk_decision:
+        payment.save(update_fields=["risk_score", "risk_decision"])  # kept for the finalize
+    return Claim(
+        payment,
+        ask=lambda connector, claimed: network.authorize(
+            connector, claimed, pan=card.number, cvv=card.cvv
+        ),
+        settle=network.settle_authorization,
+    )
 
 
 def entry_and_condition(caller: Caller, category: str) -> tuple[str, str]:

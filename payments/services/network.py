@@ -1,48 +1,61 @@
-"""What the card network is asked, in one place, and what its answer does to a payment.
+"""What the card network is asked, in one place, and what its answer does to the totals.
 
-`authorize` builds the authorization request of a PA, DB, CD or CV (at submission, or after a
-3-D Secure authentication, when the card number comes back from the vault and no CVV exists)
-and applies the one rule of an approval: an approved DB is captured in full. `follow_up` asks
-for a CP, RV, RF or PR against the original the network has seen.
+`authorization_request` is the request of a PA, DB, CD or CV (at submission, or after a 3-D
+Secure authentication, when the card number comes back from the vault and no CVV exists);
+`settle_authorization` applies the one rule of an approval: an approved DB is captured in full.
+`reference_request` is a CP, RV, RF or PR against the original the network has seen. The janitor
+builds the same requests to ask the network what became of a payment.
 """
 
-from ..connectors.base import AuthRequest, NetworkAnswer, ReferenceRequest
-from ..connectors.simulator import get_connector
+from ..connectors.base import AuthRequest, Connector, NetworkAnswer, ReferenceRequest
 from ..models import ZERO, Payment, PaymentType
 
 
-def authorize(payment: Payment, *, pan: str, cvv: str = "") -> NetworkAnswer:
+def authorization_request(payment: Payment, *, pan: str, cvv: str = "") -> AuthRequest:
+    return AuthRequest(
+        payment_type=payment.payment_type,
+        amount=payment.amount,
+        currency=payment.currency,
+        brand=payment.payment_brand,
+        pan=pan,
+        expiry_month=payment.card_expiry_month,
+        expiry_year=payment.card_expiry_year,
+        cvv=cvv,
+        holder=payment.card_holder,
+        billing_street=payment.data.get("billing.street1", ""),
+        billing_postcode=payment.data.get("billing.postcode", ""),
+        entry_mode=payment.entry_mode,
+        reference=payment.pk,
+    )
+
+
+def authorize(connector: Connector, payment: Payment, *, pan: str, cvv: str = "") -> NetworkAnswer:
     """Ask the network to authorize `payment` with this card number (and CVV, when the
     cardholder is present to give one)."""
-    answer = get_connector().authorize(
-        AuthRequest(
-            payment_type=payment.payment_type,
-            amount=payment.amount,
-            currency=payment.currency,
-            brand=payment.payment_brand,
-            pan=pan,
-            expiry_month=payment.card_expiry_month,
-            expiry_year=payment.card_expiry_year,
-            cvv=cvv,
-            holder=payment.card_holder,
-            billing_street=payment.data.get("billing.street1", ""),
-            billing_postcode=payment.data.get("billing.postcode", ""),
-            entry_mode=payment.entry_mode,
-        )
-    )
+    return connector.authorize(authorization_request(payment, pan=pan, cvv=cvv))
+
+
+def settle_authorization(
+    payment: Payment, locked: dict[str, Payment], answer: NetworkAnswer
+) -> None:
     if answer.approved and payment.payment_type == PaymentType.DB:
         payment.captured_amount = payment.amount or ZERO  # a debit is captured when approved
-    return answer
 
 
-def follow_up(payment: Payment, original: Payment) -> NetworkAnswer:
-    """Ask the network for a referenced operation against `original`."""
-    return get_connector().follow_up(
-        ReferenceRequest(
-            payment_type=payment.payment_type,
-            amount=payment.amount,
-            currency=payment.currency,
-            original_auth_code=original.auth_code,
-            original_retrieval_ref_no=original.retrieval_ref_no,
-        )
+def reference_request(payment: Payment, original: Payment) -> ReferenceRequest:
+    return ReferenceRequest(
+        payment_type=payment.payment_type,
+        amount=payment.amount,
+        currency=payment.currency,
+        original_auth_code=original.auth_code,
+        original_retrieval_ref_no=original.retrieval_ref_no,
+        reference=payment.pk,
+        original_reference=original.pk,
+        card_bin=original.card_bin,
+        card_last4=original.card_last4,
     )
+
+
+def follow_up(connector: Connector, payment: Payment, original: Payment) -> NetworkAnswer:
+    """Ask the network for a referenced operation against `original`."""
+    return connector.follow_up(reference_request(payment, original))

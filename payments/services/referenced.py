@@ -1,10 +1,12 @@
 """CP, RV, RF and PR: operations against an original payment.
 
-Each locks the original (a CP's PA with it, in primary-key order; lock_objects), claims its
-reference, checks the remaining amounts after the lock, asks the network and moves the
-original's running totals, all in one transaction: captures never exceed the PA, refunds never
-exceed what was captured or debited, under any concurrency. The kind of original is checked
-first, then the currency, then the amounts.
+In the claim's transaction each locks the original (a CP's PA with it, in primary-key order;
+lock_objects), claims its reference, checks the remaining amounts after the lock, counting what
+operations in flight have reserved, and reserves its own amount on the original. The engine then
+asks the network outside any transaction and, in the finalize transaction, under the same locks,
+moves the reservation to the running totals (approved) or releases it (declined). Captures never
+exceed the PA, refunds never exceed what was captured or debited, under any concurrency. The kind
+of original is checked first, then the currency, then the amounts.
 """
 
 from dataclasses import replace
@@ -12,8 +14,10 @@ from dataclasses import replace
 from core.results import Result, family_of
 
 from .. import results as payment_results
+from ..connectors.base import NetworkAnswer
 from ..models import ZERO, Payment, PaymentType, TransactionSource
 from . import engine, network
+from .engine import Claim
 from .initial import merchant_refusal
 from .lock_objects import original_lock
 from .types import NO_DETAILS, Caller, Details, Money, PaymentOutcome
@@ -83,11 +87,11 @@ def _referenced(
     money: Money | None,
     details: Details,
 ) -> PaymentOutcome:
-    def process() -> Payment:
+    def process() -> Claim:
         original = original_lock(merchant=caller.merchant, original_id=original_id)
         amount = money
         if kind == PaymentType.RV and money is None and original.amount:
-            amount = Money(original.amount - original.reversed_amount, original.currency)
+            amount = Money(original.reversible, original.currency)
         payment = engine.claim(
             caller=caller,
             payment_type=kind,
@@ -107,17 +111,74 @@ def _referenced(
         )
         if kind == PaymentType.RV and money is None:
             payment.currency = original.currency  # a whole reversal is in the original's
-        refusal = merchant_refusal(caller) or workflow_refusal(payment, original)
+        # A timeout reversal only gives a hold back: the merchant's state does not stop it.
+        timeout_reversal = details.transaction_source == TransactionSource.TIMEOUT
+        refusal = (None if timeout_reversal else merchant_refusal(caller)) or workflow_refusal(
+            payment, original
+        )
         if refusal is not None:
-            return engine.finish_with(payment, refusal)
-        answer = network.follow_up(payment, original)
-        if answer.approved:
-            apply_to_totals(payment, original)
-        return engine.finish(payment, answer)
+            return Claim(engine.finish_with(payment, refusal))
+        reserve(payment, original)
+        return Claim(
+            payment,
+            ask=lambda connector, claimed: network.follow_up(connector, claimed, original),
+            settle=settle,
+            related=related_to(original),
+        )
 
     return engine.submit(
-        caller=caller, reference=reference, request_hash=request_hash, process=process
+        caller=caller, reference=reference, request_hash=request_hash, claim=process
     )
+
+
+def related_to(original: Payment) -> list[str]:
+    """The rows an operation against `original` moves: it, and a CP's PA."""
+    return [original.pk, *([original.referenced_id] if original.referenced_id else [])]
+
+
+TOTALS = (
+    "captured_amount",
+    "refunded_amount",
+    "reversed_amount",
+    "capturing_amount",
+    "refunding_amount",
+    "reversing_amount",
+)
+
+
+def _touched(payment: Payment, original: Payment) -> list[tuple[Payment, str]]:
+    """(row, reservation column) an operation reserves on: the original, and for a refund of a
+    CP its PA too (refunds of a CP count against both)."""
+    kind = payment.payment_type
+    if kind == PaymentType.CP:
+        return [(original, "capturing_amount")]
+    if kind == PaymentType.RV:
+        return [(original, "reversing_amount")]
+    rows = [(original, "refunding_amount")]
+    if original.payment_type == PaymentType.CP and original.referenced is not None:
+        rows.append((original.referenced, "refunding_amount"))
+    return rows
+
+
+def reserve(payment: Payment, original: Payment) -> None:
+    """Hold the operation's amount on the original while the network is asked (locked rows)."""
+    amount = payment.amount or ZERO
+    for row, column in _touched(payment, original):
+        setattr(row, column, getattr(row, column) + amount)
+        row.save(update_fields=[column])
+
+
+def settle(payment: Payment, locked: dict[str, Payment], answer: NetworkAnswer) -> None:
+    """Under the finalize locks: release the reservation and, when the network approved, move
+    the amount to the running totals."""
+    original = locked[payment.referenced_id]
+    amount = payment.amount or ZERO
+    for row, column in _touched(payment, original):
+        setattr(row, column, getattr(row, column) - amount)
+    if answer.approved:
+        apply_to_totals(payment, original)
+    for row, _ in _touched(payment, original):
+        row.save(update_fields=list(TOTALS))
 
 
 def workflow_refusal(payment: Payment, original: Payment) -> Result | None:
@@ -152,7 +213,7 @@ def _capture_refusal(payment: Payment, original: Payment) -> Result | None:
         return payment_results.CAPTURE_NOT_OPEN_PA
     if original.closed_at is not None:
         return payment_results.CAPTURE_PA_CLOSED
-    if original.reversed_amount >= (original.amount or ZERO):
+    if original.reversed_amount + original.reversing_amount >= (original.amount or ZERO):
         return payment_results.CAPTURE_NOT_OPEN_PA
     if (payment.amount or ZERO) > original.capturable:
         return payment_results.CAPTURE_EXCEEDS
@@ -163,9 +224,11 @@ def _reversal_refusal(payment: Payment, original: Payment) -> Result | None:
     source = payment.transaction_source
     if original.payment_type not in (PaymentType.PA, PaymentType.DB, PaymentType.CD):
         return payment_results.REVERSAL_REFUSED
-    if original.refunded_amount > ZERO or original.reversed_amount >= (original.amount or ZERO):
+    if original.refunded_amount + original.refunding_amount > ZERO or original.reversible <= ZERO:
         return payment_results.REVERSAL_REFUSED
-    if original.payment_type == PaymentType.PA and original.captured_amount > ZERO:
+    if original.payment_type == PaymentType.PA and (
+        original.captured_amount + original.capturing_amount > ZERO
+    ):
         return payment_results.REVERSAL_REFUSED  # captured: refund it instead
     if not original.successful:
         # Only an original whose answer was lost (timeout) or that failed may be reversed, and
@@ -174,7 +237,7 @@ def _reversal_refusal(payment: Payment, original: Payment) -> Result | None:
         if not (timed_out and source in (TransactionSource.TIMEOUT, TransactionSource.ERROR)):
             return payment_results.REVERSAL_REFUSED
         return None
-    remaining = (original.amount or ZERO) - original.reversed_amount
+    remaining = original.reversible
     if payment.amount is not None and payment.amount > remaining:
         return payment_results.REVERSAL_REFUSED
     if (
@@ -193,7 +256,8 @@ def _refund_refusal(payment: Payment, original: Payment) -> Result | None:
         return payment_results.REFUND_NEEDS_CAPTURE
     refundable = original.refundable
     if original.payment_type == PaymentType.DB:
-        refundable -= original.reversed_amount  # a reversal gave part of the debit back
+        # A reversal gave part of the debit back (or is giving it back).
+        refundable -= original.reversed_amount + original.reversing_amount
     parent = original.referenced if original.payment_type == PaymentType.CP else None
     if parent is not None:
         refundable = min(refundable, parent.refundable)
@@ -203,9 +267,8 @@ def _refund_refusal(payment: Payment, original: Payment) -> Result | None:
 
 
 def apply_to_totals(payment: Payment, original: Payment) -> None:
-    """Move the original's running totals; the caller holds the row locks."""
+    """Move the original's running totals (saved by the caller, who holds the row locks)."""
     amount = payment.amount or ZERO
-    touched = [original]
     if payment.payment_type == PaymentType.CP:
         original.captured_amount += amount
         payment.captured_amount = amount  # a CP is refundable in its own right
@@ -216,6 +279,3 @@ def apply_to_totals(payment: Payment, original: Payment) -> None:
         original.refunded_amount += amount
         if original.payment_type == PaymentType.CP and original.referenced is not None:
             original.referenced.refunded_amount += amount
-            touched.append(original.referenced)
-    for row in touched:
-        row.save(update_fields=["captured_amount", "refunded_amount", "reversed_amount"])

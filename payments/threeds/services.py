@@ -5,9 +5,11 @@ complete it once, expire it. The pages (views.py) and the beat task call only th
 pending (000.200.000) with a redirect. Every later change locks the authentication and its
 payment (lock_objects.threeds_lock) and moves the state through THREEDS_LIFECYCLE, so two
 browser tabs, a double click and the expiry task cannot both decide one authentication, and
-wrong one-time passwords are counted exactly. Completion records the authentication result and
-then asks the network for the authorization (the card number comes from the vault; the CVV was
-never kept, so the authorization carries none), or ends the payment with the 3DS code.
+wrong one-time passwords are counted exactly. Completion records the authentication result in a
+short transaction and, when the shopper is authenticated, leaves the payment IN_FLIGHT; the
+engine then asks the network for the authorization outside any transaction (the card number
+comes from the vault; the CVV was never kept, so the authorization carries none) and finalizes.
+Otherwise the payment ends with the 3DS code.
 """
 
 import uuid
@@ -23,8 +25,8 @@ from core.errors import Forbidden
 
 from .. import cards
 from .. import results as payment_results
-from ..connectors.base import NetworkAnswer
-from ..models import Payment, ThreeDSAuthentication, ThreeDSState
+from ..connectors.base import Connector, NetworkAnswer
+from ..models import PAYMENT_STATE, Payment, PaymentState, ThreeDSAuthentication, ThreeDSState
 from ..services import engine, network
 from ..services.lock_objects import threeds_lock
 from ..services.types import Card, ThreeDSRequest
@@ -102,37 +104,46 @@ class ChallengeOutcome:
         return acs.MAX_OTP_ATTEMPTS - self.auth.otp_attempts
 
 
-@transaction.atomic
 def threeds_answer_challenge(
     *, auth_id: str, nonce: str, otp: str = "", cancel: bool = False
 ) -> ChallengeOutcome:
     """The challenge form's answer: cancel, the right one-time password (the ACS's decision), or
     a wrong one. Three wrong codes fail the authentication. Locked: concurrent wrong codes are
     each counted. 403 for another authentication's nonce, 409 when it has already ended."""
-    auth = threeds_lock(auth_id)
-    if nonce != auth.nonce:
-        raise Forbidden("This form does not belong to this authentication.")
-    THREEDS_LIFECYCLE.check(auth.state, ThreeDSState.CANCELLED)  # 409 once it has ended
-    if cancel:
-        return ChallengeOutcome(_complete(auth, ThreeDSState.CANCELLED))
-    if otp.strip() == acs.OTP:
-        return ChallengeOutcome(_complete(auth, auth.issuer_result))
-    ThreeDSAuthentication.objects.filter(pk=auth.pk).update(otp_attempts=F("otp_attempts") + 1)
-    auth.refresh_from_db(fields=["otp_attempts"])
-    if auth.otp_attempts >= acs.MAX_OTP_ATTEMPTS:
-        return ChallengeOutcome(_complete(auth, "N"))
-    return ChallengeOutcome(auth, wrong_code=True)
+    with transaction.atomic(durable=True):
+        auth = threeds_lock(auth_id)
+        if nonce != auth.nonce:
+            raise Forbidden("This form does not belong to this authentication.")
+        THREEDS_LIFECYCLE.check(auth.state, ThreeDSState.CANCELLED)  # 409 once it has ended
+        if cancel:
+            claimed = _conclude(auth, ThreeDSState.CANCELLED)
+        elif otp.strip() == acs.OTP:
+            claimed = _conclude(auth, auth.issuer_result)
+        else:
+            ThreeDSAuthentication.objects.filter(pk=auth.pk).update(
+                otp_attempts=F("otp_attempts") + 1
+            )
+            auth.refresh_from_db(fields=["otp_attempts"])
+            if auth.otp_attempts < acs.MAX_OTP_ATTEMPTS:
+                return ChallengeOutcome(auth, wrong_code=True)
+            claimed = _conclude(auth, "N")
+    engine.complete(claimed)
+    return ChallengeOutcome(auth)
 
 
-@transaction.atomic
 def threeds_complete(*, auth_id: str, outcome: str) -> ThreeDSAuthentication:
     """End an authentication with `outcome` (a transStatus Y, A or N, or CANCELLED or EXPIRED)
     and finish its payment. Refused (409, 700.400.720) when it has already ended."""
-    return _complete(threeds_lock(auth_id), outcome)
+    with transaction.atomic(durable=True):
+        auth = threeds_lock(auth_id)
+        claimed = _conclude(auth, outcome)
+    engine.complete(claimed)
+    return auth
 
 
-def _complete(auth: ThreeDSAuthentication, outcome: str) -> ThreeDSAuthentication:
-    """Under the lock of `auth` and its payment."""
+def _conclude(auth: ThreeDSAuthentication, outcome: str) -> engine.Claim:
+    """Under the lock of `auth` and its payment: record the authentication's result, end the
+    payment with the 3DS code when it failed, or leave it IN_FLIGHT for the authorization."""
     payment = auth.payment
     state = STATE_BY_TRANS_STATUS.get(outcome, outcome)
     THREEDS_LIFECYCLE.check(auth.state, state)
@@ -156,15 +167,17 @@ def _complete(auth: ThreeDSAuthentication, outcome: str) -> ThreeDSAuthenticatio
             "authentication_value",
         ],
     )
-    engine.finish(payment, _network_answer(payment, auth))
-    return auth
-
-
-def _network_answer(payment: Payment, auth: ThreeDSAuthentication) -> NetworkAnswer:
     refusal = REFUSAL_BY_STATE.get(ThreeDSState(auth.state))
     if refusal is not None:
-        return NetworkAnswer(refusal)
-    return network.authorize(payment, pan=cards.decrypt_pan(payment.pan_ciphertext))
+        return engine.Claim(engine.finish_with(payment, refusal))
+    PAYMENT_STATE.check(payment.state, PaymentState.IN_FLIGHT)
+    engine.mark_in_flight(payment)
+    payment.save()
+    return engine.Claim(payment, ask=_authorize, settle=network.settle_authorization)
+
+
+def _authorize(connector: Connector, payment: Payment) -> NetworkAnswer:
+    return network.authorize(connector, payment, pan=cards.decrypt_pan(payment.pan_ciphertext))
 
 
 def threeds_expire(*, batch: int = 200) -> int:
@@ -176,10 +189,10 @@ def threeds_expire(*, batch: int = 200) -> int:
         ).values_list("pk", flat=True)[:batch]
     )
     for auth_id in due:
-        with transaction.atomic():
+        with transaction.atomic(durable=True):
             auth = threeds_lock(auth_id)
             if auth.is_final:
                 continue  # completed by the shopper meanwhile
-            _complete(auth, ThreeDSState.EXPIRED)
+            _conclude(auth, ThreeDSState.EXPIRED)  # no network: the payment ends with 100.396.103
             expired += 1
     return expired

@@ -1,5 +1,6 @@
 """Parallel captures and duplicates on PostgreSQL, with real threads (own connections)."""
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -54,3 +55,74 @@ def test_concurrent_duplicates_create_one_payment():
     assert Payment.objects.filter(merchant=merchant).count() == 1
     assert len({r.json()["id"] for r in responses}) == 1
     assert sum(r.get("Idempotent-Replayed") != "true" for r in responses) == 1
+
+
+def test_fifty_parallel_captures_held_in_the_network_never_over_capture():
+    """Captures are in flight together (the network holds their answers): the reservations
+    alone decide which fit; once released, the totals are exact."""
+    from payments.connectors import simulator
+
+    merchant = MerchantFactory()
+    with simulator.held() as gate:
+        pending = _in_thread(
+            lambda: payer_for(merchant).pay("PA", "100.00", number=simulator.SLOW_CARD)
+        )
+        gate.wait_for_callers(1)
+        gate.release()
+        pa = pending.result()
+    pa_id = pa.json()["id"]
+    assert pa.json()["result"]["code"] == "000.000.000"
+
+    with simulator.held() as gate:
+        calls = [lambda: payer_for(merchant).ref("CP", pa_id, "10.00") for _ in range(50)]
+        running = _in_thread(lambda: race(calls))
+        assert gate.wait_for_callers(10)  # ten captures reserved their 10.00 and are held
+        original = Payment.objects.get(pk=pa_id)
+        assert original.capturing_amount == Decimal("100.00")
+        assert original.captured_amount == 0
+        gate.release()
+        responses = running.result()
+    codes = sorted(r.json()["result"]["code"] for r in responses)
+    assert codes == ["000.000.000"] * 10 + ["700.400.100"] * 40
+    original = Payment.objects.get(pk=pa_id)
+    assert (original.captured_amount, original.capturing_amount) == (Decimal("100.00"), 0)
+
+
+def test_the_janitor_and_a_late_answer_finalize_a_payment_once():
+    """The janitor resolves a payment whose answer is held; when the held answer arrives the
+    request finds it final and answers what the janitor recorded."""
+    from payments.connectors import simulator
+    from payments.services import payment_resolve_in_flight
+
+    merchant = MerchantFactory()
+    with simulator.held() as gate:
+        running = _in_thread(
+            lambda: payer_for(merchant).pay("DB", "15.00", number=simulator.SLOW_CARD)
+        )
+        gate.wait_for_callers(1)
+        payment = Payment.objects.get(merchant=merchant)
+        assert payment.state == "IN_FLIGHT"
+        assert payment_resolve_in_flight(older_than=timedelta(0)).resolved == 1
+        gate.release()
+        late = running.result()
+    payment.refresh_from_db()
+    assert payment.state == "DONE" and payment.captured_amount == Decimal("15.00")
+    assert late.json()["result"]["code"] == "000.000.000"
+    assert late.json()["id"] == payment.pk
+
+
+def _in_thread(call):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connections
+
+    def run():
+        try:
+            return call()
+        finally:
+            connections.close_all()
+
+    pool = ThreadPoolExecutor(1)
+    future = pool.submit(run)
+    pool.shutdown(wait=False)
+    return future

@@ -1,0 +1,181 @@
+"""Start and stop the platform under gunicorn for the benchmarks and the multi-process tests.
+
+One place for what bench/payments.py, bench/issuer.py and the gunicorn tests
+(tests/payments/test_gunicorn_captures.py, test_worker_killed.py) all need: a free loopback
+port, gunicorn with the production conf (config/gunicorn.conf.py: sync workers, preload,
+gc.freeze after fork) in its own session, /healthz before the first request, a graceful stop
+that falls back to SIGKILL of the session, and the workers' pids.
+"""
+
+import contextlib
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+# Keys a run with DEBUG off needs; distinct from the public development defaults, which the
+# settings refuse outside DEBUG. Benchmarks and tests only: never a real deployment's keys.
+SERVER_ENV = {
+    "DJANGO_DEBUG": "false",
+    "LOG_LEVEL": "WARNING",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def get_status(port: int, path: str, timeout: float = 2.0) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
+def post_form(
+    port: int, path: str, fields: Mapping[str, str], token: str, timeout: float = 20.0
+) -> tuple[int, dict[str, Any]]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request(
+            "POST",
+            path,
+            body=urlencode(fields),
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Content-Type": "application/x-www-form-urlencoded",
+            },
+        )
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def start_gunicorn(
+    *,
+    database_url: str,
+    workers: int,
+    port: int,
+    log_path: Path,
+    access_log: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """gunicorn in its own session (Ctrl-C reaches only the caller, who stops it in order)."""
+    environment = {
+        **os.environ,
+        **SERVER_ENV,
+        "DATABASE_URL": database_url,
+        "WEB_CONCURRENCY": str(workers),
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        **(env or {}),
+    }
+    cmd = [
+        sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py",
+        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--log-level", "warning",
+    ]  # fmt: skip
+    if not access_log:
+        cmd += ["--access-logfile", "/dev/null"]  # the conf logs every request to stdout
+    cmd.append("config.wsgi")
+    log = open(log_path, "ab")  # noqa: SIM115 - the child keeps its own handle
+    try:
+        return subprocess.Popen(
+            cmd, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    finally:
+        log.close()
+
+
+def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    last = "no answer"
+    for _ in range(int(timeout / 0.1) + 1):
+        if time.monotonic() > deadline:
+            break
+        if proc.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {proc.returncode} before /healthz answered")
+        try:
+            status = get_status(port, "/healthz")
+            if status == 200:
+                return
+            last = f"HTTP {status}"
+        except OSError as exc:
+            last = repr(exc)
+        time.sleep(0.1)
+    raise RuntimeError(f"/healthz did not answer 200 within {timeout:.0f} s ({last})")
+
+
+def stop_process(proc: subprocess.Popen[bytes] | None, timeout: float = 15.0) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)  # gunicorn: graceful stop of master and workers
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # its own session: only gunicorn's processes
+        proc.wait(timeout=5)
+
+
+def worker_pids(master_pid: int) -> list[int]:
+    """The gunicorn workers: the master's children (Linux /proc)."""
+    children = Path(f"/proc/{master_pid}/task/{master_pid}/children")
+    return [int(pid) for pid in children.read_text().split()] if children.exists() else []
+
+
+@dataclass
+class Server:
+    port: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def workers(self) -> list[int]:
+        return worker_pids(self.process.pid)
+
+
+@contextlib.contextmanager
+def gunicorn(
+    *,
+    database_url: str,
+    workers: int,
+    log_path: Path,
+    env: Mapping[str, str] | None = None,
+    access_log: bool = False,
+    health_timeout: float = 60.0,
+) -> Iterator[Server]:
+    """gunicorn on a free loopback port; yields once /healthz answers 200, always stops it."""
+    port = free_port()
+    proc = start_gunicorn(
+        database_url=database_url,
+        workers=workers,
+        port=port,
+        log_path=log_path,
+        access_log=access_log,
+        env=env,
+    )
+    try:
+        try:
+            wait_healthy(port, proc, health_timeout)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}\n{log_path.read_text()[-3000:]}") from None
+        yield Server(port, proc)
+    finally:
+        stop_process(proc, timeout=10)

@@ -1,0 +1,102 @@
+"""The janitor: resolves payments left IN_FLIGHT (a worker died between asking the network and
+recording its answer, or the answer never came).
+
+For every payment IN_FLIGHT for longer than the connector's timeout (beat runs this every
+minute; `python manage.py resolve_in_flight` runs it by hand), the network is asked what became
+of the request, by its reference, outside any transaction; the answer is then recorded exactly
+as the request would have (engine.finalize: the same locks, the same settlement of the totals).
+When the network cannot say, the payment is recorded as timed out (900.100.300) and:
+- an authorization (PA, DB, CD, CV) is reversed at the network with transactionSource TIMEOUT
+  (an RV of its own, reference TIMEOUT + the payment's id), so no hold stays on the card;
+- a referenced operation's reservation is released (nothing was captured or refunded here).
+A payment finalized meanwhile (the request's own finalize won) is left as it is.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from core import idempotency
+
+from .. import cards
+from .. import results as payment_results
+from ..connectors.base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
+from ..connectors.simulator import get_connector
+from ..models import REFERENCED_TYPES, Payment, PaymentState, TransactionSource
+from . import engine, network, referenced
+from .types import Caller
+
+
+@dataclass
+class Resolution:
+    resolved: int = 0  # finalized with the network's answer
+    reversed: int = 0  # the network could not say: timed out and reversed (or released)
+    skipped: int = 0  # the network could not be asked now: left for the next run
+
+
+def payment_resolve_in_flight(
+    *, now: datetime | None = None, older_than: timedelta | None = None, batch: int = 200
+) -> Resolution:
+    """Resolve IN_FLIGHT payments older than the connector's timeout (or `older_than`)."""
+    connector = get_connector()
+    cutoff = (now or timezone.now()) - (
+        older_than if older_than is not None else timedelta(seconds=connector.timeout)
+    )
+    due = list(
+        Payment.objects.filter(state=PaymentState.IN_FLIGHT, in_flight_since__lte=cutoff)
+        .order_by("in_flight_since")
+        .values_list("pk", flat=True)[:batch]
+    )
+    outcome = Resolution()
+    for payment_id in due:
+        payment = Payment.objects.select_related("referenced", "merchant").get(pk=payment_id)
+        if payment.state != PaymentState.IN_FLIGHT:
+            continue
+        try:
+            answer = connector.inquire(_request_of(payment))
+        except ConnectorUnavailable:
+            outcome.skipped += 1
+            continue
+        claim = _claim_of(payment)
+        if answer is not None:
+            engine.finalize(claim, answer=answer)
+            outcome.resolved += 1
+            continue
+        finished = engine.finalize(claim, answer=NetworkAnswer(payment_results.TIMEOUT_UNCERTAIN))
+        if finished.result_code == payment_results.TIMEOUT_UNCERTAIN.code:
+            if payment.payment_type not in REFERENCED_TYPES:
+                _reverse(finished)
+            outcome.reversed += 1
+    return outcome
+
+
+def _request_of(payment: Payment) -> AuthRequest | ReferenceRequest:
+    """The request the payment made, as the network knows it (by reference)."""
+    if payment.payment_type in REFERENCED_TYPES:
+        assert payment.referenced is not None
+        return network.reference_request(payment, payment.referenced)
+    pan = cards.decrypt_pan(payment.pan_ciphertext)
+    return network.authorization_request(payment, pan=pan)
+
+
+def _claim_of(payment: Payment) -> engine.Claim:
+    if payment.payment_type in REFERENCED_TYPES:
+        assert payment.referenced is not None
+        original = payment.referenced
+        return engine.Claim(
+            payment, settle=referenced.settle, related=referenced.related_to(original)
+        )
+    return engine.Claim(payment, settle=network.settle_authorization)
+
+
+def _reverse(payment: Payment) -> None:
+    """Reverse a timed-out authorization at the network (transactionSource TIMEOUT)."""
+    reference = f"TIMEOUT{payment.pk[:25]}"
+    referenced.payment_reverse(
+        caller=Caller(payment.entity, payment.entity_type, payment.merchant, payment.terminal),
+        reference=reference,
+        request_hash=idempotency.fingerprint({"timeoutReversalOf": payment.pk}),
+        original_id=payment.pk,
+        source=TransactionSource.TIMEOUT,
+    )

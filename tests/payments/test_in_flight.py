@@ -1,0 +1,183 @@
+"""The network is asked outside any database transaction: a payment is claimed IN_FLIGHT first,
+finalized after the answer; a retry of a request in flight answers "in progress" without asking
+the network again; the janitor resolves what a lost answer left in flight."""
+
+from datetime import timedelta
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from payments.connectors import simulator
+from payments.models import Payment, PaymentState
+from payments.services import payment_resolve_in_flight
+from tests.conftest import code
+from tests.payments.conftest import VISA, mtid
+
+LOST, SILENT, SLOW = simulator.LOST_CARD, simulator.SILENT_CARD, simulator.SLOW_CARD
+NOW = timedelta(0)  # the janitor's `older_than` in tests: every row in flight is due
+
+
+@pytest.fixture
+def network_log(tmp_path, settings):
+    """The requests the simulated network received, by kind and reference."""
+    path = tmp_path / "network.log"
+    path.touch()
+    settings.PAYMENTS_SIMULATOR_LOG = str(path)
+
+    def received(kind: str = "", reference: str = "") -> list[str]:
+        lines = path.read_text().splitlines()
+        return [line for line in lines if line.startswith(kind) and line.endswith(reference)]
+
+    return received
+
+
+def resolve(**kwargs):
+    return payment_resolve_in_flight(older_than=NOW, **kwargs)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_network_is_never_asked_inside_a_transaction(payer, monkeypatch):
+    seen = []
+    original_authorize = simulator.SimulatorConnector.authorize
+    original_follow_up = simulator.SimulatorConnector.follow_up
+
+    def authorize(self, request):
+        seen.append(("authorize", connection.in_atomic_block))
+        return original_authorize(self, request)
+
+    def follow_up(self, request):
+        seen.append(("follow-up", connection.in_atomic_block))
+        return original_follow_up(self, request)
+
+    monkeypatch.setattr(simulator.SimulatorConnector, "authorize", authorize)
+    monkeypatch.setattr(simulator.SimulatorConnector, "follow_up", follow_up)
+    pa = payer.pay("PA", "20.00").json()["id"]
+    assert code(payer.ref("CP", pa, "5.00")) == "000.000.000"
+    db = payer.pay("DB").json()["id"]
+    assert code(payer.ref("RF", db, "1.00")) == "000.000.000"
+    assert seen == [
+        ("authorize", False),
+        ("follow-up", False),
+        ("authorize", False),
+        ("follow-up", False),
+    ]
+
+
+def test_a_lost_answer_leaves_the_payment_in_flight_and_says_so(payer, network_log):
+    response = payer.pay("DB", number=LOST)
+    data = response.json()
+    assert response.status_code == 200
+    assert data["result"]["code"] == "000.200.100"
+    payment = Payment.objects.get(pk=data["id"])
+    assert payment.state == PaymentState.IN_FLIGHT and payment.in_flight_since is not None
+    assert not payment.successful and payment.captured_amount == 0
+    assert payer.get(data["id"]).json()["result"]["code"] == "000.200.100"
+
+
+def test_a_retry_of_a_request_in_flight_answers_in_progress_and_asks_nothing(payer, network_log):
+    reference = mtid()
+    first = payer.pay("DB", number=LOST, merchantTransactionId=reference)
+    again = payer.pay("DB", number=LOST, merchantTransactionId=reference)
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"]
+    assert again.json()["result"]["code"] == "000.200.100"
+    assert len(network_log("authorize")) == 1
+    other = payer.pay("DB", "11.00", number=LOST, merchantTransactionId=reference)
+    assert code(other) == "800.110.100"
+
+
+def test_the_janitor_finalizes_an_approval_whose_answer_was_lost(payer, network_log):
+    payment_id = payer.pay("DB", "12.00", number=LOST).json()["id"]
+    outcome = resolve()
+    assert (outcome.resolved, outcome.reversed) == (1, 0)
+    payment = Payment.objects.get(pk=payment_id)
+    assert payment.state == PaymentState.DONE and payment.successful
+    assert payment.captured_amount == Decimal("12.00")
+    answer = payer.get(payment_id).json()
+    assert answer["result"]["code"] == "000.000.000"
+    assert answer["resultDetails"]["AuthCode"] == payment.auth_code != ""
+    assert len(network_log("authorize", payment_id)) == 1  # asked, never authorized again
+    # The retry now replays the final answer.
+    assert resolve().resolved == 0
+
+
+def test_the_janitor_reverses_an_authorization_the_network_cannot_account_for(payer, network_log):
+    payment_id = payer.pay("PA", "30.00", number=SILENT).json()["id"]
+    outcome = resolve()
+    assert (outcome.resolved, outcome.reversed) == (0, 1)
+    payment = Payment.objects.get(pk=payment_id)
+    assert payment.state == PaymentState.DONE and not payment.successful
+    assert payment.result_code == "900.100.300"
+    reversal = Payment.objects.get(referenced=payment)
+    assert (reversal.payment_type, reversal.transaction_source) == ("RV", "TIMEOUT")
+    assert reversal.successful and reversal.amount == Decimal("30.00")
+    assert reversal.merchant_transaction_id == f"TIMEOUT{payment_id[:25]}"
+    assert payment.reversed_amount == Decimal("30.00") and payment.reversing_amount == 0
+    assert network_log("follow-up RV", reversal.pk)
+
+
+def test_the_janitor_leaves_payments_younger_than_the_connector_timeout(payer):
+    payment_id = payer.pay("DB", number=LOST).json()["id"]
+    assert payment_resolve_in_flight().resolved == 0  # 30 s timeout: not due yet
+    assert Payment.objects.get(pk=payment_id).state == PaymentState.IN_FLIGHT
+
+
+def test_a_capture_in_flight_holds_its_amount_until_the_janitor_settles_it(payer):
+    pa = payer.pay("PA", "100.00", number=LOST)
+    assert code(pa) == "000.200.100"
+    assert resolve().resolved == 1  # the PA's lost answer: approved
+    pa_id = pa.json()["id"]
+    capture = payer.ref("CP", pa_id, "60.00")  # the CP's answer is lost too (same card)
+    assert code(capture) == "000.200.100"
+    original = Payment.objects.get(pk=pa_id)
+    assert (original.capturing_amount, original.captured_amount) == (Decimal("60.00"), 0)
+    assert code(payer.ref("CP", pa_id, "50.00")) == "700.400.100"  # 60.00 is held
+    assert code(payer.ref("RV", pa_id, amount=None, transactionSource="CARDHOLDER")) == (
+        "700.400.300"
+    )
+    assert resolve().resolved == 1
+    original.refresh_from_db()
+    assert (original.capturing_amount, original.captured_amount) == (0, Decimal("60.00"))
+    assert code(payer.ref("CP", pa_id, "40.00")) == "000.200.100"
+
+
+def test_a_capture_the_network_cannot_account_for_releases_its_amount(payer):
+    pa_id = payer.pay("PA", "100.00", number=SILENT).json()["id"]
+    Payment.objects.filter(pk=pa_id).update(
+        state=PaymentState.DONE, successful=True, result_code="000.000.000", in_flight_since=None
+    )  # as if the network had answered the PA: only the capture's answer goes missing
+    assert code(payer.ref("CP", pa_id, "70.00")) == "000.200.100"
+    assert Payment.objects.get(pk=pa_id).capturing_amount == Decimal("70.00")
+    outcome = resolve()
+    assert (outcome.resolved, outcome.reversed) == (0, 1)
+    original = Payment.objects.get(pk=pa_id)
+    assert (original.capturing_amount, original.captured_amount) == (0, 0)
+    capture = Payment.objects.get(referenced_id=pa_id)
+    assert capture.result_code == "900.100.300" and capture.state == PaymentState.DONE
+    assert Payment.objects.get(pk=pa_id).capturable == Decimal("100.00")
+
+
+def test_the_command_resolves_and_prints_the_counts(payer):
+    payer.pay("DB", number=LOST)
+    payer.pay("DB", number=SILENT)
+    payer.pay("DB", number=VISA)
+    out, err = StringIO(), StringIO()
+    call_command("resolve_in_flight", "--older-than", "0", stdout=out, stderr=err)
+    assert "2 payment(s) in flight" in err.getvalue()
+    assert out.getvalue().strip() == "resolved=1 reversed=1 skipped=0"
+
+
+def test_the_janitor_is_on_beat():
+    from django.conf import settings
+
+    schedule = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert "payments.resolve_in_flight" in schedule
+
+
+def test_a_slow_answer_waits_for_its_gate(payer):
+    with simulator.held() as gate:
+        gate.release()
+        assert code(payer.pay("DB", number=SLOW)) == "000.000.000"
