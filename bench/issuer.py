@@ -70,6 +70,7 @@ from bench.payments import (  # noqa: E402 - after the sys.path fix above
     machine_info,
     stop_process,
     summarize,
+    use_bench_keys,
     wait_healthy,
 )
 
@@ -98,6 +99,7 @@ def django_setup(database_url: str, port: int) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DJANGO_DEBUG"] = "false"
     os.environ["LOG_LEVEL"] = "WARNING"
+    use_bench_keys()
     import django
 
     django.setup()

@@ -22,6 +22,7 @@ See bench/README.md for the measured results on the reference machine.
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import http.client
 import json
@@ -29,6 +30,7 @@ import multiprocessing
 import os
 import platform
 import random
+import secrets
 import signal
 import socket
 import subprocess
@@ -105,10 +107,36 @@ def ensure_database(url: str, *, fresh: bool) -> None:
         conn.close()
 
 
+def use_bench_keys() -> None:
+    """DJANGO_DEBUG=false refuses the public development keys (config/settings.py), as in
+    production. Unless the environment brings its own, the bench uses keys made once for its
+    synthetic databases and kept in bench/results/ (git-ignored, 0600), so a later run can still
+    read what an earlier one encrypted; gunicorn inherits them."""
+    path = RESULTS_DIR / "bench-keys.json"
+    if not path.exists():
+        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+        kid = f"bench{time.strftime('%Y%m%d%H%M%S')}"
+        made = {
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+            "VAULT_KEYS": f"{kid}:{base64.b64encode(os.urandom(32)).decode()}",
+            "VAULT_ACTIVE_KEY_ID": kid,
+            "CARD_FINGERPRINT_KEY": secrets.token_urlsafe(32),
+        }
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump(made, handle, indent=2)
+    keys = json.loads(path.read_text())
+    if "VAULT_KEYS" in os.environ:  # the environment's vault keys come as a pair
+        keys.pop("VAULT_KEYS"), keys.pop("VAULT_ACTIVE_KEY_ID")
+    for name, value in keys.items():
+        os.environ.setdefault(name, value)
+
+
 def django_setup(database_url: str) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DJANGO_DEBUG"] = "false"
+    use_bench_keys()
     os.environ["LOG_LEVEL"] = "WARNING"
     import django
 

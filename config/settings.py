@@ -4,9 +4,11 @@ Embedded default: an SQLite file and eager Celery, so `make run` needs nothing e
 CI set DATABASE_URL (PostgreSQL, persistent connections) and REDIS_URL (Celery broker and cache).
 """
 
+import sys
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -15,8 +17,9 @@ if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
-# The default key is for the embedded demo only; docs/operations.md says to set one in production.
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-insecure-secret-key-change-me-in-production")
+# The default key is for the embedded demo only: with DEBUG off it is refused (after the vault).
+DEV_SECRET_KEY = "dev-insecure-secret-key-change-me-in-production"
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=DEV_SECRET_KEY)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -163,11 +166,43 @@ BUILD_TIME = env.str("BUILD_TIME", default="")
 # --- Card data vault (AES-GCM) ----------------------------------------------------------------
 # VAULT_KEYS: "kid1:base64key,kid2:base64key" (32-byte keys); the active key encrypts, every listed
 # key decrypts. The default key exists only so the embedded demo runs; production must set both.
-VAULT_KEYS = env.str("VAULT_KEYS", default="dev1:ZGV2LW9ubHktdmF1bHQta2V5LWRvLW5vdC11c2UtISE=")
+DEV_VAULT_KEY = "ZGV2LW9ubHktdmF1bHQta2V5LWRvLW5vdC11c2UtISE="
+VAULT_KEYS = env.str("VAULT_KEYS", default=f"dev1:{DEV_VAULT_KEY}")
 VAULT_ACTIVE_KEY_ID = env.str("VAULT_ACTIVE_KEY_ID", default="dev1")
 # Key of the HMAC that fingerprints card numbers (look-ups without decrypting). Not rotated with
 # the vault keys: changing it changes every fingerprint.
-CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default="dev-only-card-fingerprint-key")
+DEV_CARD_FINGERPRINT_KEY = "dev-only-card-fingerprint-key"
+CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default=DEV_CARD_FINGERPRINT_KEY)
+
+
+# --- The public development keys never run with DEBUG off --------------------------------------
+# The defaults above are in the repository: whatever they encrypt, fingerprint or sign is not
+# protected. DEBUG off is production (or a production-like benchmark or test, which brings keys
+# of its own), so starting with any of them is refused. One exception: `collectstatic`, which the
+# Docker build runs with DEBUG off and, rightly, without secrets; it reads none (Django, too,
+# lets commands that need no SECRET_KEY run without one).
+def _development_keys_in_use() -> list[str]:
+    found = []
+    if SECRET_KEY == DEV_SECRET_KEY:
+        found.append("DJANGO_SECRET_KEY")
+    vault_keys = {key.strip() for _, _, key in (i.partition(":") for i in VAULT_KEYS.split(","))}
+    if DEV_VAULT_KEY in vault_keys:
+        found.append("VAULT_KEYS (with VAULT_ACTIVE_KEY_ID)")
+    if CARD_FINGERPRINT_KEY == DEV_CARD_FINGERPRINT_KEY:
+        found.append("CARD_FINGERPRINT_KEY")
+    return found
+
+
+_COLLECTSTATIC = sys.argv[1:2] == ["collectstatic"] and Path(sys.argv[0]).name in (
+    "manage.py",
+    "django-admin",
+)
+if not DEBUG and not _COLLECTSTATIC and (_dev_keys := _development_keys_in_use()):
+    raise ImproperlyConfigured(
+        "DJANGO_DEBUG is false but the public development keys are in use: set "
+        + ", ".join(_dev_keys)
+        + " (docs/operations.md, Secrets and the vault)"
+    )
 
 # --- Issuer authorization protocol (docs/issuer.md) --------------------------------------------
 # Private keys live in files in ISSUER_KEYS_DIR (`python manage.py issuer_keys generate`); in

@@ -8,10 +8,12 @@ connection, as in production. Sixteen CPs of 10.00 against a PA of 100.00 must c
 Skipped on SQLite (one writer at a time); needs DATABASE_URL pointing at PostgreSQL.
 """
 
+import base64
 import contextlib
 import http.client
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -49,6 +51,25 @@ def _postgres_only():
         pytest.skip("needs PostgreSQL (set DATABASE_URL); SQLite serialises writers")
 
 
+@pytest.fixture(autouse=True)
+def _keys_of_its_own(settings):
+    """gunicorn runs with DJANGO_DEBUG=false, which refuses the public development keys
+    (config/settings.py); this process and gunicorn share keys made for this test."""
+    settings.SECRET_KEY = secrets.token_urlsafe(50)
+    settings.VAULT_KEYS = f"test1:{base64.b64encode(os.urandom(32)).decode()}"
+    settings.VAULT_ACTIVE_KEY_ID = "test1"
+    settings.CARD_FINGERPRINT_KEY = secrets.token_urlsafe(32)
+
+
+def keys_of_this_process() -> dict[str, str]:
+    return {
+        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
+        "VAULT_KEYS": settings.VAULT_KEYS,
+        "VAULT_ACTIVE_KEY_ID": settings.VAULT_ACTIVE_KEY_ID,
+        "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
+    }
+
+
 def url_of_test_database() -> str:
     """A DATABASE_URL for the test database this session created (settings name it by now)."""
     db = settings.DATABASES["default"]
@@ -83,7 +104,8 @@ def gunicorn(log_path: Path) -> Iterator[int]:
     yields the port once /healthz answers 200, and always stops it."""
     port = free_port()
     env = {
-        **os.environ,  # VAULT_KEYS, VAULT_ACTIVE_KEY_ID, CARD_FINGERPRINT_KEY pass through as set
+        **os.environ,
+        **keys_of_this_process(),  # the same secret, vault and fingerprint keys as this process
         "DATABASE_URL": url_of_test_database(),
         "WEB_CONCURRENCY": str(WORKERS),
         "DJANGO_DEBUG": "false",
