@@ -31,6 +31,9 @@ if env.bool("DJANGO_BEHIND_TLS_PROXY", default=False):
     SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
     SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    # `preload` lets the domain's owner submit the domain to the browsers' preload list
+    # (hstspreload.org); nothing is listed without that step.
+    SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=True)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -232,6 +235,18 @@ OAUTH2_PROVIDER = {
         "CHECK_OOB": "Read the result of an out-of-band authentication",
         "OTP": "Send and verify one-time passwords",
     },
+    # The issuer's token endpoint is its own (client credentials with private_key_jwt, issuer/
+    # oauth.py); none of django-oauth-toolkit's endpoints is routed. Its RFC 9700 (OAuth 2.0
+    # Security BCP) behaviour is switched on all the same, so a view routed later starts safe
+    # and `check --deploy` has nothing to warn about.
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],
 }
 
 # --- Celery -----------------------------------------------------------------------------------
