@@ -223,6 +223,11 @@ ISSUER_MAX_JWE_BYTES = 65536
 # The simulator answers SendOTP with the code (simulatorCode) so integrators can test without a
 # phone; a production issuer sends it by SMS or e-mail only and must set this to false.
 ISSUER_OTP_SIMULATOR = env.bool("ISSUER_OTP_SIMULATOR", default=True)
+# The embedded demo (`make run`): seed_demo and issuer_demo keep the demo's credentials and its
+# requestor's private keys in these git-ignored files (mode 0600), so every run prints the same
+# ones (docs/decisions.md, "Hardening (issue 9)"). Nothing else reads them.
+DEMO_CREDENTIALS_FILE = BASE_DIR / "var" / "demo-credentials.json"
+DEMO_REQUESTOR_KEY_FILE = BASE_DIR / "var" / "demo-requestor" / "oob-client.json"
 # Named explicitly because issuer.RequestorProfile points at the (swappable) Application model.
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
 OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"

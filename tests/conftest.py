@@ -59,6 +59,14 @@ class SpecClient:
         )
 
 
+@pytest.fixture(autouse=True)
+def _demo_files_in_tmp(settings, tmp_path):  # type: ignore[no-untyped-def]
+    """seed_demo and issuer_demo keep the demo's credentials and requestor keys in var/; a test
+    gets files of its own, never the checkout's (those belong to `make run`)."""
+    settings.DEMO_CREDENTIALS_FILE = tmp_path / "var" / "demo-credentials.json"
+    settings.DEMO_REQUESTOR_KEY_FILE = tmp_path / "var" / "demo-requestor" / "oob-client.json"
+
+
 @pytest.fixture
 def participator(db):  # type: ignore[no-untyped-def]
     return ParticipatorFactory()
