@@ -6,6 +6,7 @@ CI set DATABASE_URL (PostgreSQL, persistent connections) and REDIS_URL (Celery b
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -234,7 +235,7 @@ OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
-OAUTH2_PROVIDER = {
+OAUTH2_PROVIDER: dict[str, Any] = {
     "SCOPES": {
         "START_OOB": "Start an out-of-band authentication of a cardholder",
         "CHECK_OOB": "Read the result of an out-of-band authentication",
