@@ -4,6 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The demo's own address (`make run PORT=8101` serves on 8101): what seed_demo and issuer_demo
+# print, the issuer's ISSUER_BASE_URL (the `aud` of client assertions, the base of cardholder
+# links) and the base URL kept beside the demo requestor's keys. 0.0.0.0 listens everywhere but
+# is no address to call: the URLs then say 127.0.0.1.
+BASE_URL ?= http://$(if $(filter 0.0.0.0,$(HOST)),127.0.0.1,$(HOST)):$(PORT)
 
 .PHONY: run test lint install install-dev migrate seed clean
 
@@ -26,12 +31,15 @@ install-dev: $(VENV)/.installed-dev
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
 
+# Keeps what exists: the same credentials, issuer keys and demo requestor on every run
+# (`.venv/bin/python manage.py seed_demo --rotate` for new credentials).
 seed: migrate
-	$(BIN)/python manage.py seed_demo
+	$(BIN)/python manage.py seed_demo --base-url '$(BASE_URL)'
+	$(BIN)/python manage.py issuer_demo --base-url '$(BASE_URL)'
 
 run: seed
-	@echo "Serving on http://$(HOST):$(PORT)/  (admin: /admin/, API docs: /api/docs/)"
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	@echo "Serving on $(BASE_URL)/  (admin: /admin/, API docs: /api/docs/)"
+	ISSUER_BASE_URL='$(BASE_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install-dev
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -7,10 +7,12 @@ gc.freeze after fork) in its own session, /healthz before the first request, a g
 that falls back to SIGKILL of the session, and the workers' pids.
 """
 
+import base64
 import contextlib
 import http.client
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -23,12 +25,35 @@ from typing import Any
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
-# Keys a run with DEBUG off needs; distinct from the public development defaults, which the
-# settings refuse outside DEBUG. Benchmarks and tests only: never a real deployment's keys.
-SERVER_ENV = {
-    "DJANGO_DEBUG": "false",
-    "LOG_LEVEL": "WARNING",
-}
+RESULTS_DIR = ROOT / "bench" / "results"
+# gunicorn runs as in production: DEBUG off, which refuses the public development keys
+# (config/settings.py), so every caller brings keys of its own (`use_bench_keys`, or the tests'
+# `server_keys` fixture).
+SERVER_ENV = {"DJANGO_DEBUG": "false", "LOG_LEVEL": "WARNING"}
+
+
+def use_bench_keys() -> None:
+    """Unless the environment brings its own, the benchmarks use keys made once for their
+    synthetic databases and kept in bench/results/ (git-ignored, 0600), so a later run can still
+    read what an earlier one encrypted; gunicorn inherits them."""
+    path = RESULTS_DIR / "bench-keys.json"
+    if not path.exists():
+        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+        kid = f"bench{time.strftime('%Y%m%d%H%M%S')}"
+        made = {
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+            "VAULT_KEYS": f"{kid}:{base64.b64encode(os.urandom(32)).decode()}",
+            "VAULT_ACTIVE_KEY_ID": kid,
+            "CARD_FINGERPRINT_KEY": secrets.token_urlsafe(32),
+        }
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump(made, handle, indent=2)
+    keys = json.loads(path.read_text())
+    if "VAULT_KEYS" in os.environ:  # the environment's vault keys come as a pair
+        keys.pop("VAULT_KEYS"), keys.pop("VAULT_ACTIVE_KEY_ID")
+    for name, value in keys.items():
+        os.environ.setdefault(name, value)
 
 
 def free_port() -> int:

@@ -59,18 +59,22 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.payments import (  # noqa: E402 - after the sys.path fix above
+from bench._server import (  # noqa: E402 - after the sys.path fix above
+    RESULTS_DIR,
+    free_port,
+    start_gunicorn,
+    stop_process,
+    use_bench_keys,
+    wait_healthy,
+)
+from bench.payments import (  # noqa: E402
     HEALTH_TIMEOUT_S,
     REQUEST_TIMEOUT_S,
-    RESULTS_DIR,
     cpu_snapshot,
     cpu_usage,
     ensure_database,
-    free_port,
     machine_info,
-    stop_process,
     summarize,
-    wait_healthy,
 )
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cardplatform_bench_issuer"
@@ -98,6 +102,7 @@ def django_setup(database_url: str, port: int) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DJANGO_DEBUG"] = "false"
     os.environ["LOG_LEVEL"] = "WARNING"
+    use_bench_keys()
     import django
 
     django.setup()
@@ -136,33 +141,6 @@ def migrate_and_seed() -> dict[str, Any]:
         "authentication_id": auth.pk,
         "issuer_jwks": keys.published_jwks(),  # what GET /.well-known/jwks.json answers
     }
-
-
-def start_gunicorn(
-    *, database_url: str, workers: int, port: int, log_path: Path
-) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "WEB_CONCURRENCY": str(workers),
-        "DJANGO_DEBUG": "false",
-        "LOG_LEVEL": "WARNING",
-        "GUNICORN_BIND": f"127.0.0.1:{port}",
-        "ISSUER_KEYS_DIR": str(KEYS_DIR),
-        "ISSUER_BASE_URL": f"http://127.0.0.1:{port}",
-    }
-    cmd = [
-        sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py",
-        "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
-        "--access-logfile", "/dev/null", "config.wsgi",
-    ]  # fmt: skip
-    log = open(log_path, "ab")  # noqa: SIM115 - the child keeps its own handle
-    try:
-        return subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    finally:
-        log.close()
 
 
 # --- request material (made before the clock starts) --------------------------------------------
@@ -377,6 +355,7 @@ def run_load(args: argparse.Namespace, seed: dict[str, Any], port: int) -> dict[
             workers=args.workers,
             port=port,
             log_path=log_path,
+            env={"ISSUER_KEYS_DIR": str(KEYS_DIR), "ISSUER_BASE_URL": f"http://127.0.0.1:{port}"},
         )
         started = time.monotonic()
         wait_healthy(port, gunicorn, HEALTH_TIMEOUT_S)

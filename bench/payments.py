@@ -30,7 +30,6 @@ import os
 import platform
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -48,7 +47,15 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-RESULTS_DIR = BENCH_DIR / "results"
+from bench._server import (  # noqa: E402 - after the sys.path fix above
+    RESULTS_DIR,
+    free_port,
+    start_gunicorn,
+    stop_process,
+    use_bench_keys,
+    wait_healthy,
+)
+
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cardplatform_bench"
 PARTICIPATOR_ID = "BENCH001"
 MERCHANT_ID = "99000001"
@@ -109,6 +116,7 @@ def django_setup(database_url: str) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DJANGO_DEBUG"] = "false"
+    use_bench_keys()
     os.environ["LOG_LEVEL"] = "WARNING"
     import django
 
@@ -161,84 +169,6 @@ def migrate_and_seed() -> dict[str, str]:
 
 
 # --- gunicorn -----------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_gunicorn(
-    *, database_url: str, workers: int, port: int, access_log: str, log_path: Path
-) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "WEB_CONCURRENCY": str(workers),
-        "DJANGO_DEBUG": "false",
-        "LOG_LEVEL": "WARNING",
-        "GUNICORN_BIND": f"127.0.0.1:{port}",
-    }
-    cmd = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "-c",
-        "config/gunicorn.conf.py",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--log-level",
-        "warning",
-    ]
-    if access_log == "off":
-        cmd += ["--access-logfile", "/dev/null"]  # the conf logs every request to stdout
-    cmd.append("config.wsgi")
-    log = open(log_path, "ab")  # noqa: SIM115 - closed by the child's exit; we keep no handle
-    try:
-        # Its own session: Ctrl-C reaches only us, and we stop gunicorn in order (SIGTERM).
-        return subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    finally:
-        log.close()
-
-
-def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    last = "no answer"
-    for _ in range(int(timeout / 0.2) + 1):
-        if time.monotonic() > deadline:
-            break
-        if proc.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {proc.returncode} before /healthz answered")
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-        try:
-            conn.request("GET", "/healthz")
-            response = conn.getresponse()
-            body = response.read()
-            if response.status == 200:
-                return
-            last = f"{response.status} {body[:200]!r}"
-        except OSError as exc:
-            last = repr(exc)
-        finally:
-            conn.close()
-        time.sleep(0.2)
-    raise RuntimeError(f"/healthz did not answer 200 within {timeout:.0f} s ({last})")
-
-
-def stop_process(proc: subprocess.Popen[bytes] | None, timeout: float = 15.0) -> None:
-    if proc is None or proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        proc.send_signal(signal.SIGTERM)  # gunicorn: graceful stop of master and workers
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # its own session: only gunicorn's processes
-        proc.wait(timeout=5)
 
 
 # --- CPU accounting from /proc (Linux) ----------------------------------------------------------
@@ -548,7 +478,7 @@ def run_load(args: argparse.Namespace, creds: dict[str, str]) -> dict[str, Any]:
             database_url=args.database_url,
             workers=args.workers,
             port=port,
-            access_log=args.access_log,
+            access_log=args.access_log == "on",
             log_path=log_path,
         )
         started = time.monotonic()
@@ -712,20 +642,35 @@ BREAKDOWN: dict[str, tuple[tuple[str, str], ...]] = {
     "  middleware + DRF dispatch": (("rest_framework/views.py", "dispatch"),),
     "    DRF initial (parse body, authenticate)": (("rest_framework/views.py", "initial"),),
     "      form body parse + nesting (core.parsers)": (("core/parsers.py", "parse"),),
-    "      entity token auth (merchants.auth)": (("merchants/auth.py", "authenticate"),),
+    "      entity token auth (core.auth)": (
+        ("core/auth.py", "authenticate"),
+        ("merchants/auth.py", "authenticate"),
+    ),
     "    PaymentsView.post": (("payments/api/views.py", "post"),),
-    "      PAYMENT.validate (core.spec)": (("core/spec.py", "validate"),),
+    "      PAYMENT.validate (core.tables)": (
+        ("core/tables/table.py", "validate"),
+        ("core/spec.py", "validate"),
+    ),
     "      caller_for (merchant SELECT)": (("payments/api/views.py", "caller_for"),),
-    "      request_hash (HMAC + sha256 of JSON)": (("payments/api/views.py", "request_hash"),),
-    "      services.payment_submit": (("payments/services.py", "payment_submit"),),
-    "        _existing (duplicate-reference SELECT)": (("payments/services.py", "_existing"),),
-    "        _new_payment (INSERT)": (("payments/services.py", "_new_payment"),),
+    "      request_hash (HMAC + sha256 of JSON)": (
+        ("payments/api/commands.py", "request_hash"),
+        ("payments/api/views.py", "request_hash"),
+    ),
+    "      the use case (services)": (
+        ("payments/services/engine.py", "submit"),
+        ("payments/services.py", "payment_submit"),
+    ),
+    "        claim (INSERT, in its transaction)": (
+        ("payments/services/engine.py", "claim"),
+        ("payments/services.py", "_new_payment"),
+    ),
     "        cards.encrypt_pan (AES-GCM)": (("payments/cards.py", "encrypt_pan"),),
     "        risk.assess": (("payments/risk.py", "assess"),),
     "        simulator authorize": (("connectors/simulator.py", "authorize"),),
-    "        finish (render + UPDATE of the row)": (
+    "        finalize (lock, render, UPDATE)": (
+        ("payments/services/engine.py", "finalize"),
+        ("payments/services/engine.py", "finish"),
         ("payments/services.py", "finish_payment"),
-        ("payments/services.py", "_finish"),
     ),
     "          render.payment_body": (("payments/render.py", "payment_body"),),
     "    JSONRenderer.render": (("rest_framework/renderers.py", "render"),),

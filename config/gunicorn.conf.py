@@ -19,6 +19,14 @@ accesslog = "-"
 access_log_format = (
     '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(M)sms ndc=%({x-request-id}o)s'
 )
+# gunicorn's control socket (for `gunicornc`: worker counts, reload, shutdown) defaults to one path
+# per user, $XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl: a second gunicorn on the
+# host takes that path over and stopping either one deletes it, so gunicornc would steer the wrong
+# instance. Deploys restart processes (with preload_app a reload cannot load new code anyway), so
+# it is off; GUNICORN_CONTROL_SOCKET=<path> turns it on at a path of this instance's own.
+control_socket_disable = not os.environ.get("GUNICORN_CONTROL_SOCKET")
+if not control_socket_disable:
+    control_socket = os.environ["GUNICORN_CONTROL_SOCKET"]
 
 
 def post_fork(server, worker):  # noqa: ARG001 - gunicorn hook signature

@@ -4,9 +4,12 @@ Embedded default: an SQLite file and eager Celery, so `make run` needs nothing e
 CI set DATABASE_URL (PostgreSQL, persistent connections) and REDIS_URL (Celery broker and cache).
 """
 
+import sys
 from pathlib import Path
+from typing import Any
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -15,8 +18,9 @@ if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
-# The default key is for the embedded demo only; docs/operations.md says to set one in production.
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-insecure-secret-key-change-me-in-production")
+# The default key is for the embedded demo only: with DEBUG off it is refused (after the vault).
+DEV_SECRET_KEY = "dev-insecure-secret-key-change-me-in-production"
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=DEV_SECRET_KEY)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -28,6 +32,9 @@ if env.bool("DJANGO_BEHIND_TLS_PROXY", default=False):
     SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
     SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    # `preload` lets the domain's owner submit the domain to the browsers' preload list
+    # (hstspreload.org); nothing is listed without that step.
+    SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=True)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -164,11 +171,43 @@ BUILD_TIME = env.str("BUILD_TIME", default="")
 # --- Card data vault (AES-GCM) ----------------------------------------------------------------
 # VAULT_KEYS: "kid1:base64key,kid2:base64key" (32-byte keys); the active key encrypts, every listed
 # key decrypts. The default key exists only so the embedded demo runs; production must set both.
-VAULT_KEYS = env.str("VAULT_KEYS", default="dev1:ZGV2LW9ubHktdmF1bHQta2V5LWRvLW5vdC11c2UtISE=")
+DEV_VAULT_KEY = "ZGV2LW9ubHktdmF1bHQta2V5LWRvLW5vdC11c2UtISE="
+VAULT_KEYS = env.str("VAULT_KEYS", default=f"dev1:{DEV_VAULT_KEY}")
 VAULT_ACTIVE_KEY_ID = env.str("VAULT_ACTIVE_KEY_ID", default="dev1")
 # Key of the HMAC that fingerprints card numbers (look-ups without decrypting). Not rotated with
 # the vault keys: changing it changes every fingerprint.
-CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default="dev-only-card-fingerprint-key")
+DEV_CARD_FINGERPRINT_KEY = "dev-only-card-fingerprint-key"
+CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default=DEV_CARD_FINGERPRINT_KEY)
+
+
+# --- The public development keys never run with DEBUG off --------------------------------------
+# The defaults above are in the repository: whatever they encrypt, fingerprint or sign is not
+# protected. DEBUG off is production (or a production-like benchmark or test, which brings keys
+# of its own), so starting with any of them is refused. One exception: `collectstatic`, which the
+# Docker build runs with DEBUG off and, rightly, without secrets; it reads none (Django, too,
+# lets commands that need no SECRET_KEY run without one).
+def _development_keys_in_use() -> list[str]:
+    found = []
+    if SECRET_KEY == DEV_SECRET_KEY:
+        found.append("DJANGO_SECRET_KEY")
+    vault_keys = {key.strip() for _, _, key in (i.partition(":") for i in VAULT_KEYS.split(","))}
+    if DEV_VAULT_KEY in vault_keys:
+        found.append("VAULT_KEYS (with VAULT_ACTIVE_KEY_ID)")
+    if CARD_FINGERPRINT_KEY == DEV_CARD_FINGERPRINT_KEY:
+        found.append("CARD_FINGERPRINT_KEY")
+    return found
+
+
+_COLLECTSTATIC = sys.argv[1:2] == ["collectstatic"] and Path(sys.argv[0]).name in (
+    "manage.py",
+    "django-admin",
+)
+if not DEBUG and not _COLLECTSTATIC and (_dev_keys := _development_keys_in_use()):
+    raise ImproperlyConfigured(
+        "DJANGO_DEBUG is false but the public development keys are in use: set "
+        + ", ".join(_dev_keys)
+        + " (docs/operations.md, Secrets and the vault)"
+    )
 
 # --- Payment network --------------------------------------------------------------------------
 # How long a remote connector may take to answer; a payment IN_FLIGHT for longer goes to the
@@ -197,15 +236,34 @@ ISSUER_MAX_JWE_BYTES = 65536
 # The simulator answers SendOTP with the code (simulatorCode) so integrators can test without a
 # phone; a production issuer sends it by SMS or e-mail only and must set this to false.
 ISSUER_OTP_SIMULATOR = env.bool("ISSUER_OTP_SIMULATOR", default=True)
+# The embedded demo (`make run`): seed_demo and issuer_demo keep the demo's credentials and its
+# requestor's private keys in these git-ignored files (mode 0600), so every run prints the same
+# ones (docs/decisions.md, "Hardening (issue 9)"). Nothing else reads them.
+DEMO_CREDENTIALS_FILE = BASE_DIR / "var" / "demo-credentials.json"
+DEMO_REQUESTOR_KEY_FILE = BASE_DIR / "var" / "demo-requestor" / "oob-client.json"
 # Named explicitly because issuer.RequestorProfile points at the (swappable) Application model.
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
 OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
-# The scopes are the issuer operation catalogue's (one per group, and START_OOB, CHECK_OOB, OTP
-# for the Authentication operations): issuer.operations decides, DOT asks it.
-OAUTH2_PROVIDER = {"SCOPES_BACKEND_CLASS": "issuer.operations.oauth_scopes.CatalogueScopes"}
+OAUTH2_PROVIDER: dict[str, Any] = {
+    # The scopes are the issuer operation catalogue's (one per group, and START_OOB, CHECK_OOB,
+    # OTP for the Authentication operations): issuer.operations decides, DOT asks it.
+    "SCOPES_BACKEND_CLASS": "issuer.operations.oauth_scopes.CatalogueScopes",
+    # The issuer's token endpoint is its own (client credentials with private_key_jwt, issuer/
+    # oauth.py); none of django-oauth-toolkit's endpoints is routed. Its RFC 9700 (OAuth 2.0
+    # Security BCP) behaviour is switched on all the same, so a view routed later starts safe
+    # and `check --deploy` has nothing to warn about.
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],
+}
 
 # --- Celery -----------------------------------------------------------------------------------
 CELERY_BROKER_URL = REDIS_URL or "memory://"

@@ -59,6 +59,14 @@ class SpecClient:
         )
 
 
+@pytest.fixture(autouse=True)
+def _demo_files_in_tmp(settings, tmp_path):  # type: ignore[no-untyped-def]
+    """seed_demo and issuer_demo keep the demo's credentials and requestor keys in var/; a test
+    gets files of its own, never the checkout's (those belong to `make run`)."""
+    settings.DEMO_CREDENTIALS_FILE = tmp_path / "var" / "demo-credentials.json"
+    settings.DEMO_REQUESTOR_KEY_FILE = tmp_path / "var" / "demo-requestor" / "oob-client.json"
+
+
 @pytest.fixture
 def participator(db):  # type: ignore[no-untyped-def]
     return ParticipatorFactory()
@@ -92,6 +100,27 @@ def merchant_api(merchant) -> SpecClient:  # type: ignore[no-untyped-def]
 @pytest.fixture
 def terminal(merchant):  # type: ignore[no-untyped-def]
     return TerminalFactory(merchant=merchant)
+
+
+@pytest.fixture
+def server_keys(settings) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """Keys for a server a test starts with DJANGO_DEBUG=false (which refuses the public
+    development keys, config/settings.py): made for this test, shared by this process and the
+    server, so both read what the other encrypted. Returns them as the server's environment."""
+    import base64
+    import os
+    import secrets
+
+    settings.SECRET_KEY = secrets.token_urlsafe(50)
+    settings.VAULT_KEYS = f"test1:{base64.b64encode(os.urandom(32)).decode()}"
+    settings.VAULT_ACTIVE_KEY_ID = "test1"
+    settings.CARD_FINGERPRINT_KEY = secrets.token_urlsafe(32)
+    return {
+        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
+        "VAULT_KEYS": settings.VAULT_KEYS,
+        "VAULT_ACTIVE_KEY_ID": settings.VAULT_ACTIVE_KEY_ID,
+        "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
+    }
 
 
 def url_of_test_database() -> str:

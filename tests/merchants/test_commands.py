@@ -52,7 +52,7 @@ def test_create_entity_refuses_an_existing_id():
 
 def test_seed_demo_creates_everything_and_can_run_twice():
     first = run("seed_demo")
-    second = run("seed_demo")
+    second = run("seed_demo", "--rotate")
     assert Merchant.objects.count() == 1 and Terminal.objects.count() == 1
     assert PortalUser.objects.count() == 1
     assert "curl" in second and "merchant/create" in second

@@ -8,35 +8,22 @@ connection, as in production. Sixteen CPs of 10.00 against a PA of 100.00 must c
 Skipped on SQLite (one writer at a time); needs DATABASE_URL pointing at PostgreSQL.
 """
 
-import contextlib
-import http.client
-import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
-from pathlib import Path
 from threading import Barrier
-from urllib.parse import quote, urlencode
 
 import pytest
-from django.conf import settings
 from django.db import connection
 
+from bench._server import gunicorn, post_form
 from payments.models import Payment
-from tests.conftest import SpecClient, code
+from tests.conftest import SpecClient, code, url_of_test_database
 from tests.factories import MerchantFactory
 from tests.payments.conftest import card, mtid
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 4
 CAPTURES = 16
 HEALTH_TIMEOUT_S = 30.0
@@ -49,107 +36,9 @@ def _postgres_only():
         pytest.skip("needs PostgreSQL (set DATABASE_URL); SQLite serialises writers")
 
 
-def url_of_test_database() -> str:
-    """A DATABASE_URL for the test database this session created (settings name it by now)."""
-    db = settings.DATABASES["default"]
-    user = quote(db.get("USER") or "", safe="")
-    password = quote(db.get("PASSWORD") or "", safe="")
-    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
-    host = quote(db.get("HOST") or "127.0.0.1", safe="")  # a socket directory is %-encoded
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{auth}{host}{port}/{quote(db['NAME'], safe='')}"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def get_status(port: int, path: str) -> int:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        response.read()
-        return response.status
-    finally:
-        conn.close()
-
-
-@contextlib.contextmanager
-def gunicorn(log_path: Path) -> Iterator[int]:
-    """gunicorn with the production conf on a free loopback port, against the test database;
-    yields the port once /healthz answers 200, and always stops it."""
-    port = free_port()
-    env = {
-        **os.environ,  # VAULT_KEYS, VAULT_ACTIVE_KEY_ID, CARD_FINGERPRINT_KEY pass through as set
-        "DATABASE_URL": url_of_test_database(),
-        "WEB_CONCURRENCY": str(WORKERS),
-        "DJANGO_DEBUG": "false",
-        "LOG_LEVEL": "WARNING",
-        "GUNICORN_BIND": f"127.0.0.1:{port}",
-    }
-    cmd = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "-c",
-        "config/gunicorn.conf.py",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--workers",
-        str(WORKERS),
-        "--access-logfile",
-        "/dev/null",
-        "config.wsgi",
-    ]
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    try:
-        deadline = time.monotonic() + HEALTH_TIMEOUT_S
-        for _ in range(int(HEALTH_TIMEOUT_S / 0.1) + 1):
-            assert proc.poll() is None, f"gunicorn exited early:\n{log_path.read_text()[-3000:]}"
-            with contextlib.suppress(OSError):
-                if get_status(port, "/healthz") == 200:
-                    break
-            assert time.monotonic() < deadline, (
-                f"/healthz did not answer 200 within {HEALTH_TIMEOUT_S:.0f} s:\n"
-                f"{log_path.read_text()[-3000:]}"
-            )
-            time.sleep(0.1)
-        yield port
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)  # its own session: gunicorn's processes only
-                proc.wait(timeout=5)
-
-
-def post_form(port: int, path: str, fields: dict[str, str], token: str) -> tuple[int, dict]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT_S)
-    try:
-        conn.request(
-            "POST",
-            path,
-            body=urlencode(fields),
-            headers={
-                "Authorization": f"Bearer {token}",
-                "Content-Type": "application/x-www-form-urlencoded",
-            },
-        )
-        response = conn.getresponse()
-        return response.status, json.loads(response.read())
-    finally:
-        conn.close()
-
-
-def test_parallel_captures_through_gunicorn_never_exceed_the_preauthorization(tmp_path):
+def test_parallel_captures_through_gunicorn_never_exceed_the_preauthorization(
+    tmp_path, server_keys
+):
     merchant = MerchantFactory()
     entity = merchant.entity
     api = SpecClient(entity.plain_token, entity.entity_id, "MERCHANT")
@@ -187,8 +76,15 @@ def test_parallel_captures_through_gunicorn_never_exceed_the_preauthorization(tm
             entity.plain_token,
         )
 
-    with gunicorn(tmp_path / "gunicorn.log") as port, ThreadPoolExecutor(CAPTURES) as pool:
-        answers = list(pool.map(fire, [port] * CAPTURES, timeout=2 * REQUEST_TIMEOUT_S))
+    server = gunicorn(
+        database_url=url_of_test_database(),
+        workers=WORKERS,
+        log_path=tmp_path / "gunicorn.log",
+        env=server_keys,
+        health_timeout=HEALTH_TIMEOUT_S,
+    )
+    with server as running, ThreadPoolExecutor(CAPTURES) as pool:
+        answers = list(pool.map(fire, [running.port] * CAPTURES, timeout=2 * REQUEST_TIMEOUT_S))
 
     assert [status for status, _ in answers] == [200] * CAPTURES, answers
     codes = Counter(body["result"]["code"] for _, body in answers)

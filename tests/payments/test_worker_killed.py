@@ -105,11 +105,12 @@ class Shop:
         wait_healthy(self.server.port, self.server.process, WAIT_S)
 
 
-def test_a_worker_killed_in_the_network_call(tmp_path: Path, settings):
+def test_a_worker_killed_in_the_network_call(tmp_path: Path, settings, server_keys):
     network_log = tmp_path / "network.log"
     network_log.touch()
     settings.PAYMENTS_SIMULATOR_LOG = str(network_log)
     env = {
+        **server_keys,
         "PAYMENTS_SIMULATOR_GATE": "advisory-lock",
         "PAYMENTS_SIMULATOR_LOG": str(network_log),
     }

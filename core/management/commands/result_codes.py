@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.results import entries
 
-START = "<!-- result-codes:start (python manage.py result_codes --write docs/api.md) -->"
+START = "<!-- result-codes:start (.venv/bin/python manage.py result_codes --write docs/api.md) -->"
 END = "<!-- result-codes:end -->"
 
 

@@ -1,16 +1,30 @@
-"""python manage.py seed_demo: a participator, a merchant, a terminal and a portal user.
+"""python manage.py seed_demo [--base-url URL] [--rotate]: the embedded demo's participator,
+merchant, terminal, merchant portal user and staff user.
 
-Safe to run again: existing demo objects are kept and their tokens rotated, so the printed
-credentials always work. Prints the credentials and a curl that creates a merchant.
+Safe to run again, and keeps what exists: the demo's tokens and passwords are kept in
+settings.DEMO_CREDENTIALS_FILE (var/demo-credentials.json, git-ignored, mode 0600), so every run
+prints the same credentials and a token saved from an earlier run keeps working. The platform
+stores tokens and passwords only hashed and shows them once; this file is the demo's exception
+(docs/decisions.md, "Hardening (issue 9)"). A credential the file does not hold (the file was
+deleted, or belongs to another database) is rotated, the file rewritten, and the command says so.
+`--rotate` makes new ones for all. Prints the credentials and a curl that creates a merchant, with
+`--base-url` (make run passes its own address).
 """
 
+import hmac
+import json
+import os
 import secrets
 from datetime import date
+from pathlib import Path
+from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
+from core.bearer import token_hash
 from merchants.models import Entity, EntityType, Merchant, PortalUser, ThreeDSStatus
 from merchants.services import (
     entity_create,
@@ -45,21 +59,89 @@ MERCHANT_VALUES = {
 }
 
 
+def shown_path(path: Path) -> str:
+    """The path relative to the project when it is inside it (what a reader types)."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return str(absolute.relative_to(settings.BASE_DIR))
+    except ValueError:
+        return str(absolute)
+
+
+def read_credentials(path: Path) -> dict[str, Any] | None:
+    """The kept credentials, or None when there is no usable file."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_private(path: Path, data: dict[str, Any]) -> None:
+    """Write `data` as JSON readable by its owner only, replacing the file in one step."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 class Command(BaseCommand):
-    help = "Seed a demo participator, merchant, terminal, portal user and staff user."
+    help = "Seed (or keep) the demo participator, merchant, terminal, portal user and staff user."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
+        parser.add_argument(
+            "--base-url",
+            default=None,
+            help="the demo's address in the printed URLs and curl (default: ISSUER_BASE_URL)",
+        )
+        parser.add_argument(
+            "--rotate",
+            action="store_true",
+            help="new tokens and passwords for every demo credential",
+        )
 
-    @transaction.atomic
-    def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args: Any, **options: Any) -> None:
+        base = (options["base_url"] or settings.ISSUER_BASE_URL).rstrip("/")
+        path = Path(settings.DEMO_CREDENTIALS_FILE)
+        kept = read_credentials(path)
+        self.rotate = options["rotate"]
+        self.saved = kept or {}
+        self.replaced: list[str] = []
+
+        with transaction.atomic():
+            credentials = self.seed()
+            write_private(path, {"baseUrl": base, **credentials})
+
+        if self.replaced:
+            why = (
+                "was missing or unreadable"
+                if kept is None
+                else "did not hold them (another database, or changed in the admin)"
+            )
+            self.stderr.write(
+                self.style.WARNING(
+                    f"{shown_path(path)} {why}: rotated the existing "
+                    f"{', '.join(self.replaced)} and wrote the new ones to it"
+                )
+            )
+        self.show(base, path, credentials)
+
+    # --- the objects ---------------------------------------------------------------------------
+
+    def seed(self) -> dict[str, Any]:
         bank = Entity.objects.filter(entity_id=PARTICIPATOR_ID).first()
         if bank is None:
             bank, bank_token = entity_create(
                 entity_type=EntityType.PARTICIPATOR, entity_id=PARTICIPATOR_ID, name="Demo Bank"
             )
         else:
-            bank_token = entity_rotate_token(entity=bank)
+            bank_token = self.token_of(bank, "participator")
 
         merchant = Merchant.objects.filter(merchant_id=MERCHANT_ID).first()
         if merchant is None:
@@ -70,7 +152,7 @@ class Command(BaseCommand):
                 changed_by="seed_demo",
             )
         else:
-            merchant_token = entity_rotate_token(entity=merchant.entity)
+            merchant_token = self.token_of(merchant.entity, "merchant")
 
         if merchant.threeds_status != ThreeDSStatus.ENROLLED:
             merchant_3ds_enrol(merchant=merchant, changed_by="seed_demo")
@@ -89,35 +171,85 @@ class Command(BaseCommand):
                 },
             )
 
-        portal_password = secrets.token_urlsafe(12)
-        portal_user = User.objects.filter(username=PORTAL_USER).first() or User(
-            username=PORTAL_USER
-        )
-        portal_user.set_password(portal_password)
-        portal_user.save()
+        portal_user, portal_password = self.user_with_password(PORTAL_USER, "portal")
         PortalUser.objects.update_or_create(user=portal_user, defaults={"merchant": merchant})
 
-        staff_password = secrets.token_urlsafe(12)
-        staff = User.objects.filter(username=STAFF_USER).first() or User(username=STAFF_USER)
-        staff.is_staff = staff.is_superuser = True
-        staff.set_password(staff_password)
-        staff.save()
+        staff, staff_password = self.user_with_password(STAFF_USER, "staff")
+        if not (staff.is_staff and staff.is_superuser):
+            staff.is_staff = staff.is_superuser = True
+            staff.save(update_fields=["is_staff", "is_superuser"])
 
-        base = options["base_url"]
+        return {
+            "participator": {
+                "entityId": PARTICIPATOR_ID,
+                "entityType": "PARTICIPATOR",
+                "token": bank_token,
+            },
+            "merchant": {
+                "merchantId": MERCHANT_ID,
+                "entityId": merchant.entity.entity_id,
+                "entityType": "MERCHANT",
+                "token": merchant_token,
+            },
+            "terminal": {"terminalId": TERMINAL_ID},
+            "staff": {"username": STAFF_USER, "password": staff_password},
+            "portal": {"username": PORTAL_USER, "password": portal_password},
+        }
+
+    def kept(self, role: str, field: str) -> str:
+        value = (self.saved.get(role) or {}).get(field) if not self.rotate else None
+        return value if isinstance(value, str) else ""
+
+    def token_of(self, entity: Entity, role: str) -> str:
+        """The kept token when it is still the entity's, else a new one."""
+        token = self.kept(role, "token")
+        if token and hmac.compare_digest(token_hash(token), entity.token_hash):
+            return token
+        if not self.rotate:
+            self.replaced.append(f"{role} token")
+        return entity_rotate_token(entity=entity)
+
+    def user_with_password(self, username: str, role: str) -> tuple[User, str]:
+        """The user (created when missing) and its password: the kept one when it still works,
+        else a new one."""
+        user = User.objects.filter(username=username).first()
+        if user is None:
+            user = User(username=username)
+        else:
+            password = self.kept(role, "password")
+            if password and user.check_password(password):
+                return user, password
+            if not self.rotate:
+                self.replaced.append(f"{role} password")
+        password = secrets.token_urlsafe(12)
+        user.set_password(password)
+        user.save()
+        return user, password
+
+    # --- the output ----------------------------------------------------------------------------
+
+    def show(self, base: str, path: Path, credentials: dict[str, Any]) -> None:
+        bank_token = credentials["participator"]["token"]
+        merchant = credentials["merchant"]
         out = self.stdout.write
-        out("Demo credentials (shown once; run seed_demo again for fresh ones):")
+        if self.rotate:
+            out("--rotate: new tokens and passwords for every demo credential")
+        out(f"Demo credentials (kept in {shown_path(path)}; `seed_demo --rotate` makes new ones):")
         out(
             f"  participator  entityId={PARTICIPATOR_ID} entityType=PARTICIPATOR token={bank_token}"
         )
         out(
-            f"  merchant      merchant.id={MERCHANT_ID} entityId={merchant.entity.entity_id} "
-            f"entityType=MERCHANT token={merchant_token}"
+            f"  merchant      merchant.id={MERCHANT_ID} entityId={merchant['entityId']} "
+            f"entityType=MERCHANT token={merchant['token']}"
         )
         out(
             f"  terminal      pos.terminalId={TERMINAL_ID} (entityType=POS with the merchant token)"
         )
-        out(f"  staff admin   {base}/admin/  user={STAFF_USER} password={staff_password}")
-        out(f"  portal user   user={PORTAL_USER} password={portal_password}")
+        out(
+            f"  staff admin   {base}/admin/  user={STAFF_USER} "
+            f"password={credentials['staff']['password']}"
+        )
+        out(f"  portal user   user={PORTAL_USER} password={credentials['portal']['password']}")
         out("")
         out("Create a merchant:")
         out(

@@ -1,13 +1,17 @@
 """Try the issuer authorization API as a requestor (issuer.client).
 
-    python manage.py issuer_client keygen --out requestor-private.json --public-out requestor.json
-    python manage.py register_requestor --client-id oob-client --jwks-file requestor.json \\
-        --scopes "START_OOB CHECK_OOB OTP"
-    python manage.py issuer_client --base-url http://127.0.0.1:8000 --client-id oob-client \\
-        --key-file requestor-private.json --scopes "START_OOB CHECK_OOB" \\
+    manage.py issuer_client keygen --out var/my-requestor/private.json \\
+        --public-out var/my-requestor/public.json
+    manage.py register_requestor --client-id my-requestor \\
+        --jwks-file var/my-requestor/public.json --scopes "START_OOB CHECK_OOB OTP"
+    manage.py issuer_client --base-url http://127.0.0.1:8000 --client-id my-requestor \\
+        --key-file var/my-requestor/private.json --scopes "START_OOB CHECK_OOB" \\
         authentication StartOOBAuthen '{"cardReference": "411111******1111", ...}'
-    python manage.py issuer_client ... token          # print the token endpoint's answer
+    manage.py issuer_client ... token          # print the token endpoint's answer
 
+A key file may name its `client_id` and the issuer's `base_url` beside its `keys` (the demo
+requestor's file, var/demo-requestor/oob-client.json, does): they are the defaults of
+--client-id and --base-url, which otherwise default to oob-client and ISSUER_BASE_URL.
 The payload is JSON text, `@file` or `-` (stdin). The decrypted answer is printed as JSON.
 """
 
@@ -17,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from issuer.protocol.client import (
@@ -25,7 +30,10 @@ from issuer.protocol.client import (
     RequestorClient,
     generate_keys,
     public_jwks,
+    split_keys,
 )
+
+DEFAULT_CLIENT_ID = "oob-client"
 
 
 class Command(BaseCommand):
@@ -42,8 +50,12 @@ class Command(BaseCommand):
             help="keygen | token | GROUP OPERATION PAYLOAD (e.g. authentication StartOOBAuthen "
             "'{...}'; PAYLOAD is JSON, @file or - for standard input)",
         )
-        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
-        parser.add_argument("--client-id", default="oob-client")
+        parser.add_argument(
+            "--base-url", help="the issuer; default: the key file's base_url, else ISSUER_BASE_URL"
+        )
+        parser.add_argument(
+            "--client-id", help="default: the key file's client_id, else oob-client"
+        )
         parser.add_argument("--key-file", help="the requestor's private JWK set (keygen --out)")
         parser.add_argument("--scopes", default="", help='space separated, e.g. "START_OOB"')
         parser.add_argument("--token-url", help="default: BASE/oauth2/token")
@@ -88,6 +100,9 @@ class Command(BaseCommand):
         for path in (out, public_out):
             if path.exists() and not options["force"]:
                 raise CommandError(f"{path} exists (use --force to overwrite)")
+        for path in (out, public_out):
+            # A new folder (var/my-requestor/) is its owner's only.
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             private = generate_keys(rsa_bits=options["rsa_bits"])
         except ValueError as exc:
@@ -103,23 +118,29 @@ class Command(BaseCommand):
         self.stdout.write(f"keys: {kids}")
         self.stdout.write(
             f"register it: python manage.py register_requestor --client-id "
-            f'{options["client_id"]} --jwks-file {public_out} --scopes "START_OOB CHECK_OOB OTP"'
+            f"{options['client_id'] or DEFAULT_CLIENT_ID} --jwks-file {public_out} "
+            '--scopes "START_OOB CHECK_OOB OTP"'
         )
 
     def client(self, options: dict[str, Any]) -> RequestorClient:
         if not options["key_file"]:
             raise CommandError("--key-file is required (the requestor's private JWK set)")
-        base = options["base_url"].rstrip("/")
         try:
-            client = RequestorClient.from_key_file(
-                options["key_file"],
-                base_url=base,
-                client_id=options["client_id"],
-                scopes=options["scopes"].split(),
-                timeout=options["timeout"],
-            )
-        except (OSError, ValueError) as exc:
+            key_file = json.loads(Path(options["key_file"]).read_text())
+            if not isinstance(key_file, dict):
+                raise ValueError('a key file is a JWK set {"keys": [...]}')
+            ec_key, rsa_key = split_keys(key_file)
+        except (OSError, ValueError, TypeError) as exc:
             raise CommandError(f"{options['key_file']}: {exc}") from exc
+        base = options["base_url"] or key_file.get("base_url") or settings.ISSUER_BASE_URL
+        client = RequestorClient.for_issuer(
+            str(base),
+            client_id=options["client_id"] or key_file.get("client_id") or DEFAULT_CLIENT_ID,
+            ec_key=ec_key,
+            rsa_key=rsa_key,
+            scopes=options["scopes"].split(),
+            timeout=options["timeout"],
+        )
         if options["token_url"]:
             client.token_url = options["token_url"]
         if options["api_base"]:

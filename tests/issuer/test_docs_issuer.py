@@ -1,0 +1,62 @@
+"""docs/issuer.md's issuer_client lines work as written, against an issuer set up as `make run`
+sets it up (issuer_demo with the address it serves on).
+
+The block is run in bash, as a reader pastes it; only the interpreter and the key file's place
+are this test's (a fresh clone has .venv/bin/python and var/demo-requestor/oob-client.json).
+"""
+
+import os
+import re
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+ROOT = Path(__file__).resolve().parents[2]
+ISSUER_MD = ROOT / "docs" / "issuer.md"
+KEY_FILE = "var/demo-requestor/oob-client.json"
+
+
+def quick_start_block() -> str:
+    blocks = re.findall(r"```sh\n(.*?)```", ISSUER_MD.read_text(), re.S)
+    [block] = [b for b in blocks if f"issuer_client --key-file {KEY_FILE}" in b]
+    return block
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_quick_start_lines_work_as_written(live_server, issuer_keys, settings):
+    settings.ISSUER_BASE_URL = live_server.url  # make run: ISSUER_BASE_URL=<its address>
+    call_command("issuer_demo", "--base-url", live_server.url, stdout=StringIO())
+    assert " " not in sys.executable
+    script = (
+        quick_start_block()
+        .replace(".venv/bin/python", sys.executable)
+        .replace(KEY_FILE, str(settings.DEMO_REQUESTOR_KEY_FILE))
+    )
+
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=ROOT,
+        env={**os.environ, "LOG_LEVEL": "WARNING"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert '"token_type": "Bearer"' in done.stdout
+    assert f'"cardholderUrl": "{live_server.url}/issuer/oob/' in done.stdout
+    assert done.stdout.count('"status": "PENDING"') == 2  # the start, then the inquiry
+    assert '"verified": true' in done.stdout
+
+
+def test_keys_of_your_own_requestor_go_under_var():
+    text = ISSUER_MD.read_text()
+
+    written = re.findall(r"--(?:public-)?out\s+(\S+)", text)
+    assert written and all(path.startswith("var/") for path in written), written
+    assert not settings.BASE_DIR.joinpath("requestor-private.json").exists()
