@@ -3,22 +3,37 @@ app (`cardholderUrl` of StartOOBAuthen), with Approve and Reject.
 
 The link carries a per-authentication secret (256 random bits; only a keyed hash is stored), and
 the form posts back to the same link, so knowing an authentication id is not enough to answer
-it. A wrong id and a wrong secret look the same (404). The page is same-origin, so Django's CSRF
-check stays on as well. The secret is in the path: the page is sent with
-`Referrer-Policy: no-referrer` and `Cache-Control: no-store` so it does not leak onwards.
+it. A wrong id and a wrong secret look the same (404). The secret is in the path: the page is
+sent with `Referrer-Policy: no-referrer` and `Cache-Control: no-store` so it does not leak
+onwards.
+
+No CSRF cookie (docs/decisions.md, "Hardening (issue 9)"): the page has no session or cookie
+that a forged request could borrow; the secret in the link is the only credential, and whoever
+holds it can answer with or without a browser. Django's check would add nothing and, with
+`no-referrer`, refuses real browsers: they post the form with `Origin: null` (Fetch standard).
 """
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from .models import OOBAuthentication, OOBStatus
 from .services import OOBAlreadyDecided, oob_cardholder_answer, oob_for_link
 
+# title, text, tone (the colour of the card: ok, stop, muted)
 DONE_TEXT = {
-    OOBStatus.SUCCESS: ("Payment approved", "You approved this payment. You can close this page."),
-    OOBStatus.REJECTED: ("Payment rejected", "You rejected this payment. You can close this page."),
+    OOBStatus.SUCCESS: (
+        "Payment approved",
+        "You approved this payment. You can close this page.",
+        "ok",
+    ),
+    OOBStatus.REJECTED: (
+        "Payment rejected",
+        "You rejected this payment. You can close this page.",
+        "stop",
+    ),
 }
 FINAL_TEXT = {
     OOBStatus.SUCCESS: "It was already approved.",
@@ -35,10 +50,11 @@ def _private(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def _message(request: HttpRequest, title: str, text: str, status: int) -> HttpResponse:
-    return _private(
-        render(request, "issuer/message.html", {"title": title, "text": text}, status=status)
-    )
+def _message(
+    request: HttpRequest, title: str, text: str, status: int, tone: str = "muted"
+) -> HttpResponse:
+    context = {"title": title, "text": text, "tone": tone}
+    return _private(render(request, "issuer/message.html", context, status=status))
 
 
 def _final_page(request: HttpRequest, auth: OOBAuthentication) -> HttpResponse:
@@ -50,6 +66,7 @@ def _final_page(request: HttpRequest, auth: OOBAuthentication) -> HttpResponse:
     return _message(request, title, text, status)
 
 
+@csrf_exempt  # the link's secret is the credential; see the module's docstring
 @require_http_methods(["GET", "POST"])
 def oob_page(request: HttpRequest, authentication_id: str, token: str) -> HttpResponse:
     auth = oob_for_link(authentication_id=authentication_id, link_token=token)
@@ -75,5 +92,5 @@ def oob_page(request: HttpRequest, authentication_id: str, token: str) -> HttpRe
         return _final_page(request, exc.authentication)
     if decided is None:  # the link stopped matching between the two reads: cannot happen
         return _message(request, "Not found", "This link is not valid.", 404)
-    title, text = DONE_TEXT[OOBStatus(decided.status)]
-    return _message(request, title, text, 200)
+    title, text, tone = DONE_TEXT[OOBStatus(decided.status)]
+    return _message(request, title, text, 200, tone)

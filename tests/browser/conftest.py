@@ -16,6 +16,7 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -37,6 +38,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT = {"width": 800, "height": 700}
+PHONE = {"width": 390, "height": 844}  # a phone's CSS pixels (what the issuer's app would open)
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 HTTP_TIMEOUT_S = 10
 BROWSER_TIMEOUT_MS = 10_000
@@ -89,8 +92,10 @@ def _loopback_only(route: Any) -> None:
 class Tab:
     """A page in its own browser context, with what the browser did and said on the way."""
 
-    def __init__(self, browser: Any):
-        self.context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    def __init__(self, browser: Any, viewport: dict[str, int] = VIEWPORT, phone: bool = False):
+        self.context = browser.new_context(
+            viewport=viewport, locale="en-US", is_mobile=phone, has_touch=phone
+        )
         self.context.set_default_timeout(BROWSER_TIMEOUT_MS)
         self.context.route("**/*", _loopback_only)
         self.page = self.context.new_page()
@@ -108,9 +113,28 @@ class Tab:
         self.context.close()
 
 
+def screenshot(tab: Tab, name: str) -> None:
+    """Refresh the docs' screenshots only when asked (UPDATE_SCREENSHOTS=1): a test run must not
+    rewrite tracked files, and fonts differ between machines."""
+    if os.environ.get("UPDATE_SCREENSHOTS") != "1":
+        return
+    IMG.mkdir(parents=True, exist_ok=True)
+    tab.page.screenshot(path=str(IMG / name))
+
+
 @pytest.fixture
 def tab(browser: Any) -> Iterator[Tab]:
     opened = Tab(browser)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Tab]:
+    """A phone-sized page (touch, mobile viewport meta honoured): the cardholder's app."""
+    opened = Tab(browser, viewport=PHONE, phone=True)
     try:
         yield opened
     finally:

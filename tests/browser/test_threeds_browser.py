@@ -6,21 +6,18 @@ result page posts id and resourcePath back to the shop's shopperResultUrl. The s
 Django's test client are in tests/payments/test_threeds_flow.py.
 """
 
-import os
 import time
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
 import pytest
 
 from payments.models import ThreeDSAuthentication
-from tests.browser.conftest import VIEWPORT, HttpPayer, Shop, Tab
+from tests.browser.conftest import VIEWPORT, HttpPayer, Shop, Tab, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 FRICTIONLESS, CHALLENGE, METHOD = "4000000000001000", "4000000000001091", "4000000000001125"
-IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 
 def expect(locator: Any) -> Any:
@@ -78,15 +75,6 @@ def authenticated(answer: dict[str, Any], eci: str = "05", status: str = "Y") ->
     )
     assert len(three_ds["dsTransactionId"]) == 36 and len(three_ds["acsTransactionId"]) == 36
     assert bool(three_ds.get("verificationId")) == (status != "N")
-
-
-def screenshot(tab: Tab, name: str) -> None:
-    """Refresh the docs' screenshots only when asked (UPDATE_SCREENSHOTS=1): a test run must not
-    rewrite tracked files, and fonts differ between machines."""
-    if os.environ.get("UPDATE_SCREENSHOTS") != "1":
-        return
-    IMG.mkdir(parents=True, exist_ok=True)
-    tab.page.screenshot(path=str(IMG / name))
 
 
 def test_frictionless(tab, shop, payer):
