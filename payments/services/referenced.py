@@ -11,6 +11,8 @@ of original is checked first, then the currency, then the amounts.
 
 from dataclasses import replace
 
+from django.utils import timezone
+
 from core.results import Result, family_of
 
 from .. import results as payment_results
@@ -211,7 +213,10 @@ def workflow_refusal(payment: Payment, original: Payment) -> Result | None:
 def _capture_refusal(payment: Payment, original: Payment) -> Result | None:
     if original.payment_type != PaymentType.PA or not original.successful:
         return payment_results.CAPTURE_NOT_OPEN_PA
-    if original.closed_at is not None:
+    # Past its validityPeriod a PA is closed, whether or not the beat task has marked it yet.
+    if original.closed_at is not None or (
+        original.expires_at is not None and original.expires_at <= timezone.now()
+    ):
         return payment_results.CAPTURE_PA_CLOSED
     if original.reversed_amount + original.reversing_amount >= (original.amount or ZERO):
         return payment_results.CAPTURE_NOT_OPEN_PA

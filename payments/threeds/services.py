@@ -90,7 +90,10 @@ def threeds_show_challenge(*, auth_id: str) -> ThreeDSAuthentication:
     """The shopper reached the challenge: PENDING -> CHALLENGE (already there: unchanged)."""
     auth = threeds_lock(auth_id)
     if auth.state == ThreeDSState.PENDING:
-        THREEDS_LIFECYCLE.apply(auth, ThreeDSState.CHALLENGE)
+        if _past_lifetime(auth):
+            _conclude(auth, ThreeDSState.EXPIRED)  # no network: the payment ends with 100.396.103
+        else:
+            THREEDS_LIFECYCLE.apply(auth, ThreeDSState.CHALLENGE)
     return auth
 
 
@@ -143,8 +146,13 @@ def threeds_complete(*, auth_id: str, outcome: str) -> ThreeDSAuthentication:
 
 def _conclude(auth: ThreeDSAuthentication, outcome: str) -> engine.Claim:
     """Under the lock of `auth` and its payment: record the authentication's result, end the
-    payment with the 3DS code when it failed, or leave it IN_FLIGHT for the authorization."""
+    payment with the 3DS code when it failed, or leave it IN_FLIGHT for the authorization. An
+    answer that comes after the authentication's lifetime expires it instead (whether or not the
+    beat task has run): a late shopper is not authorized."""
     payment = auth.payment
+    if outcome != ThreeDSState.EXPIRED and _past_lifetime(auth):
+        THREEDS_LIFECYCLE.check(auth.state, ThreeDSState.EXPIRED)
+        outcome = ThreeDSState.EXPIRED
     state = STATE_BY_TRANS_STATUS.get(outcome, outcome)
     THREEDS_LIFECYCLE.check(auth.state, state)
     auth.completed_at = timezone.now()
@@ -174,6 +182,10 @@ def _conclude(auth: ThreeDSAuthentication, outcome: str) -> engine.Claim:
     engine.mark_in_flight(payment)
     payment.save()
     return engine.Claim(payment, ask=_authorize, settle=network.settle_authorization)
+
+
+def _past_lifetime(auth: ThreeDSAuthentication) -> bool:
+    return auth.expires_at <= timezone.now()
 
 
 def _authorize(connector: Connector, payment: Payment) -> NetworkAnswer:

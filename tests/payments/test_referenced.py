@@ -1,8 +1,10 @@
 """CP, RV, RF, PR: the referenced rules and every result code they return."""
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from payments.models import Payment
 from tests.conftest import SpecClient, code, param_errors
@@ -269,3 +271,11 @@ def test_the_chain_is_the_same_from_any_member(payer):
         [p.pk for p in payment_chain(payment=Payment.objects.get(pk=x))] for x in (pa, cp, rf)
     ]
     assert chains[0] == chains[1] == chains[2] == [pa, cp, rf]
+
+
+def test_a_pa_past_its_validity_period_cannot_be_captured_before_the_task_runs(payer):
+    """Expiry is checked where the PA is used: beat only tidies up (it is not running here)."""
+    pa = payer.pay("PA", "20.00", validityPeriod="60000").json()["id"]
+    Payment.objects.filter(pk=pa).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert code(payer.ref("CP", pa, "5.00")) == "700.400.104"
+    assert Payment.objects.get(pk=pa).closed_at is None  # the task tidies up later

@@ -3,13 +3,16 @@ exactly under concurrency, a finished authentication is refused with a refusal c
 payment's threeDSecure block comes from the payment itself, whatever the merchant's mode is now.
 """
 
+from datetime import timedelta
+
 import pytest
 from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
 from core.errors import Conflict
 from merchants.models import ThreeDSMode, ThreeDSStatus
-from payments.models import ThreeDSAuthentication, ThreeDSState
+from payments.models import Payment, ThreeDSAuthentication, ThreeDSState
 from payments.threeds import services
 from tests.conftest import SpecClient
 from tests.factories import MerchantFactory
@@ -100,3 +103,38 @@ def test_parallel_wrong_codes_are_each_counted(parallel, attempts, state):
     assert statuses == [200] * min(parallel, 3) + [409] * max(parallel - 3, 0)
     if state == "FAILED":
         assert final(payer, data["id"])["result"]["code"] == "100.380.401"
+
+
+def _late(auth):
+    ThreeDSAuthentication.objects.filter(pk=auth.pk).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+
+
+def test_a_challenge_answered_after_its_lifetime_expires_instead_of_authorizing(
+    client, payer, enrolled
+):
+    """Expiry is checked where the authentication is used: beat only tidies up (not running)."""
+    data, auth, nonce = challenge(client, payer)
+    _late(auth)
+    client.post(f"/threeds/acs/{auth.pk}/challenge", {"nonce": nonce, "otp": "1234"})
+    auth.refresh_from_db()
+    assert auth.state == ThreeDSState.EXPIRED
+    answer = final(payer, data["id"])
+    assert answer["result"]["code"] == "100.396.103"
+    assert not Payment.objects.get(pk=data["id"]).successful
+
+
+def test_a_frictionless_authentication_reached_after_its_lifetime_expires(client, payer, enrolled):
+    data = start(payer, number=FRICTIONLESS)
+    _late(ThreeDSAuthentication.objects.get(payment_id=data["id"]))
+    open_redirect(client, data)
+    assert final(payer, data["id"])["result"]["code"] == "100.396.103"
+
+
+def test_a_challenge_page_reached_after_its_lifetime_shows_the_result(client, payer, enrolled):
+    data = start(payer, number=CHALLENGE)
+    _late(ThreeDSAuthentication.objects.get(payment_id=data["id"]))
+    page = open_redirect(client, data).content.decode()
+    assert 'name="otp"' not in page  # no challenge: the shopper goes back to the shop
+    assert final(payer, data["id"])["result"]["code"] == "100.396.103"
