@@ -15,6 +15,9 @@ max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "10000"))
 max_requests_jitter = 500
 timeout = 30
 accesslog = "-"
+# Paths only: no query strings (card data sent there must not be kept) and no secret links
+# (config/gunicorn_logging.py).
+logger_class = "config.gunicorn_logging.AccessLogger"
 # The ndc (X-Request-Id response header) on every access line, as on the application's lines.
 access_log_format = (
     '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(M)sms ndc=%({x-request-id}o)s'

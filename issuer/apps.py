@@ -7,4 +7,9 @@ class IssuerConfig(AppConfig):
 
     def ready(self) -> None:
         # The implemented operations register themselves; the app's result codes are declared.
+        from core.redaction import register_secret_path
+
         from . import operations, results  # noqa: F401
+
+        # The cardholder link's secret never reaches a log line.
+        register_secret_path(r"^/issuer/oob/[^/]+/([^/]+)")
