@@ -65,8 +65,12 @@ class EntityChangeForm(forms.ModelForm):
 
     class Meta:
         model = Entity
-        fields = ("name", "is_active")
-        help_texts = {"is_active": "An inactive entity's token is refused at once (HTTP 401)."}
+        fields = ("name", "is_active", "test_mode")
+        help_texts = {
+            "is_active": "An inactive entity's token is refused at once (HTTP 401).",
+            "test_mode": "A participator in test mode: its merchants' approvals answer "
+            "000.100.112 and stay out of production settlement and daily files.",
+        }
 
 
 # --- merchants -----------------------------------------------------------------------------------

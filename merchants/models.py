@@ -43,6 +43,12 @@ class Entity(models.Model):
     token_ciphertext = models.TextField(editable=False)
     token_rotated_at = models.DateTimeField(editable=False)
     is_active = models.BooleanField(default=True)
+    test_mode = models.BooleanField(
+        "connector test mode",
+        default=False,
+        help_text="A participator in test mode: its merchants' approvals answer 000.100.112 and "
+        "stay out of production settlement and daily files.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -183,6 +189,12 @@ class Merchant(models.Model):
     threeds_delete_reason = models.CharField(
         max_length=40, blank=True, choices=ThreeDSDeleteReason.choices
     )
+    test_mode = models.BooleanField(
+        "connector test mode",
+        default=False,
+        help_text="Approvals answer 000.100.112 and the payments stay out of production "
+        "settlement and daily files.",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -206,6 +218,11 @@ class Merchant(models.Model):
     @property
     def can_transact(self) -> bool:
         return self.status == OperatingStatus.NORMAL
+
+    @property
+    def in_test_mode(self) -> bool:
+        """The merchant's own test mode, or its participator's."""
+        return self.test_mode or self.participator.test_mode
 
     @property
     def mccs(self) -> list[str]:

@@ -25,7 +25,12 @@ def merchants_reachable(*, entity: Entity) -> QuerySet[Merchant]:
 def merchant_get(*, entity: Entity, merchant_id: str) -> Merchant:
     """The merchant with that merchant.id if the entity reaches it; 404 (700.100.101) otherwise,
     whether it does not exist or belongs to someone else."""
-    merchant = merchants_reachable(entity=entity).filter(merchant_id=merchant_id).first()
+    merchant = (
+        merchants_reachable(entity=entity)
+        .filter(merchant_id=merchant_id)
+        .select_related("participator")  # its test mode counts for the merchant's payments
+        .first()
+    )
     if merchant is None:
         raise NotFound(results.MERCHANT_NOT_FOUND)
     return merchant

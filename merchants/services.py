@@ -104,20 +104,24 @@ def entity_rotate_token(*, entity: Entity, token: str | None = None) -> str:
 
 @transaction.atomic
 def entity_update(
-    *, entity: Entity, name: str | None = None, is_active: bool | None = None
+    *,
+    entity: Entity,
+    name: str | None = None,
+    is_active: bool | None = None,
+    test_mode: bool | None = None,
 ) -> Entity:
-    """Change an entity's name or deactivate it (an inactive entity's token answers 401).
+    """Change an entity's name, deactivate it (an inactive entity's token answers 401), or put a
+    participator's merchants in connector test mode (000.100.112, no production settlement).
 
     Only these columns are written, under the row lock, so a concurrent token rotation is kept.
     """
     locked = Entity.objects.select_for_update().get(pk=entity.pk)
-    fields: list[str] = []
-    if name is not None:
-        locked.name, fields = name, [*fields, "name"]
-    if is_active is not None:
-        locked.is_active, fields = is_active, [*fields, "is_active"]
-    if fields:
-        locked.save(update_fields=fields)
+    changes = {
+        key: value
+        for key, value in (("name", name), ("is_active", is_active), ("test_mode", test_mode))
+        if value is not None
+    }
+    save_changes(locked, changes, allowed=("name", "is_active", "test_mode"))
     return locked
 
 
@@ -215,6 +219,15 @@ def merchant_set_status(
             "to_security_status": locked.security_status,
         },
     )
+    return locked
+
+
+@transaction.atomic
+def merchant_set_test_mode(*, merchant: Merchant, test_mode: bool) -> Merchant:
+    """Connector test mode: approvals answer 000.100.112 and the payments stay out of production
+    settlement and daily files."""
+    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    save_changes(locked, {"test_mode": test_mode}, allowed=("test_mode",))
     return locked
 
 

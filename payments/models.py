@@ -151,6 +151,14 @@ class Payment(models.Model):
     checkout_type = models.CharField(max_length=10, blank=True)
     risk_score = models.CharField(max_length=32, blank=True)
     risk_decision = models.CharField(max_length=32, blank=True)
+    test_mode = models.BooleanField(
+        "connector test mode",
+        default=False,
+        help_text="Made while its merchant was in test mode: kept out of production settlement.",
+    )
+    network_reference = models.CharField(
+        max_length=64, blank=True, help_text="The network's reference (additionalData.RequestId)."
+    )
     threeds_started = models.BooleanField(
         "3-D Secure by us",
         default=False,

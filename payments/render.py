@@ -10,6 +10,8 @@ from core.results import Result
 from .api.tables.answer import PAYMENT_ANSWER, PAYMENT_INQUIRY_ANSWER
 from .threeds.models import ThreeDSAuthentication
 
+INQUIRY_GROUPS = ("customer.", "billing.", "shipping.")
+BROWSER = "customer.browser."
 PRE_AUTHENTICATED = ("eci", "verificationId", "dsTransactionId", "authenticationStatus")
 RESULT_DETAILS = (
     ("avsResponse", "avs_response"),
@@ -26,6 +28,11 @@ def payment_body(payment: Any, *, inquiry: bool = False, base_url: str = "") -> 
     flat.update(_threeds(payment, base_url))
     if inquiry:
         flat.update(PAYMENT_INQUIRY_ANSWER.render(payment))
+        # The customer and billing groups that were sent (spec: "the response may also contain
+        # the customer, billing and other structures"); browser data stays with 3-D Secure.
+        for name, value in payment.data.items():
+            if name.startswith(INQUIRY_GROUPS) and not name.startswith(BROWSER):
+                flat[name] = value
     extra_result = {
         key: getattr(payment, attr) for key, attr in RESULT_DETAILS if getattr(payment, attr)
     }

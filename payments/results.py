@@ -13,6 +13,13 @@ def _d(code: str, description: str, returned_by: str, http: str = "200") -> Resu
     return declare(code, description, owner="payments", http=http, returned_by=returned_by)
 
 
+# --- approvals --------------------------------------------------------------------------------
+TEST_MODE_SUCCEEDED = _d(
+    "000.100.112",
+    "Successfully processed in connector test mode",
+    "every payment type of a merchant (or participator) in connector test mode",
+)
+
 # --- before the network ---------------------------------------------------------------------
 CARD_EXPIRED = _d("100.100.303", "card expired", INITIAL)
 RISK_DECLINED = _d(

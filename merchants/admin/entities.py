@@ -31,7 +31,7 @@ class EntityAdmin(ServiceAddMixin, admin.ModelAdmin):
         "is_active",
         "created_at",
     )
-    list_filter = ("entity_type", "is_active")
+    list_filter = ("entity_type", "is_active", "test_mode")
     search_fields = ("entity_id", "name")
     list_select_related = ("owner",)
     ordering = ("entity_id",)
@@ -44,7 +44,17 @@ class EntityAdmin(ServiceAddMixin, admin.ModelAdmin):
     change_fieldsets = (
         (
             None,
-            {"fields": ("entity_id", "entity_type", "name", "owner", "merchant_link", "is_active")},
+            {
+                "fields": (
+                    "entity_id",
+                    "entity_type",
+                    "name",
+                    "owner",
+                    "merchant_link",
+                    "is_active",
+                    "test_mode",
+                )
+            },
         ),
         (
             "Token",
@@ -94,7 +104,8 @@ class EntityAdmin(ServiceAddMixin, admin.ModelAdmin):
             adopt(obj, entity)
             show_secret_once(request, entity.entity_id, token)
             return
-        changed = {f: form.cleaned_data[f] for f in ("name", "is_active") if f in form.changed_data}
+        editable = ("name", "is_active", "test_mode")
+        changed = {f: form.cleaned_data[f] for f in editable if f in form.changed_data}
         if changed:
             services.entity_update(entity=obj, **changed)
 

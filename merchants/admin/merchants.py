@@ -101,6 +101,7 @@ STATUS_FIELDS = (
     "threeds_enrolled_at",
     "threeds_deleted_at",
     "threeds_delete_reason",
+    "test_mode",
 )
 
 
@@ -125,6 +126,7 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
         "mmcc",
         "threeds_status",
         "threeds_mode",
+        "test_mode",
         ("participator", admin.RelatedOnlyFieldListFilter),
     )
     search_fields = ("merchant_id", "name", "business", "entity__entity_id")
@@ -140,6 +142,8 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
         "threeds_delete",
         "threeds_make_mandatory",
         "threeds_make_optional",
+        "test_mode_on",
+        "test_mode_off",
         "rotate_merchant_token",
     )
 
@@ -161,7 +165,7 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
             {
                 "fields": STATUS_FIELDS,
                 "description": "Changed only through the actions on the merchant list "
-                "(Set status…, Enrol in / Delete from 3-D Secure…).",
+                "(Set status…, Enrol in / Delete from 3-D Secure…, connector test mode).",
             },
         ),
         *DATA_FIELDSETS,
@@ -324,3 +328,19 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
         for merchant in queryset:
             services.merchant_set_threeds_mode(merchant=merchant, mode=ThreeDSMode.OPTIONAL)
         messages.success(request, f"3-D Secure is now optional for {queryset.count()} merchant(s).")
+
+    @admin.action(description="Connector test mode: on (000.100.112)", permissions=["change"])
+    def test_mode_on(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
+        for merchant in queryset:
+            services.merchant_set_test_mode(merchant=merchant, test_mode=True)
+        messages.success(
+            request,
+            f"{queryset.count()} merchant(s) in connector test mode: approvals answer "
+            "000.100.112 and stay out of production settlement.",
+        )
+
+    @admin.action(description="Connector test mode: off", permissions=["change"])
+    def test_mode_off(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
+        for merchant in queryset:
+            services.merchant_set_test_mode(merchant=merchant, test_mode=False)
+        messages.success(request, f"{queryset.count()} merchant(s) out of connector test mode.")

@@ -170,6 +170,12 @@ MERCHANT_VIEW = Table(
             Choice(tuple(ThreeDSDeleteReason.values)),
             attr="threeds_delete_reason",
         ),
+        F(
+            "merchant.testMode",
+            Choice(("true", "false")),
+            source=lambda merchant: "true" if merchant.in_test_mode else "false",
+            meaning="connector test mode (the merchant's or its participator's)",
+        ),
         F("merchant.createdAt", Timestamp(), attr="created_at"),
         F("merchant.updatedAt", Timestamp(), attr="updated_at"),
     ]

@@ -71,6 +71,7 @@ class NetworkAnswer:
     stan: str = ""
     retrieval_ref_no: str = ""
     acquirer_ref_no: str = ""
+    network_reference: str = ""  # the network's own transaction reference (RequestId)
     extended_description: str = ""
 
     @property

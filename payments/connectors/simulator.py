@@ -153,6 +153,7 @@ def _ids(reference: str, kind: str) -> dict[str, str]:
         "stan": _digits(seed + b"stan", 6),
         "retrieval_ref_no": _digits(seed + b"rrn", 12),
         "acquirer_ref_no": _digits(seed + b"arn", 23),
+        "network_reference": "SIM" + _digits(seed + b"request", 15),
     }
 
 
@@ -245,6 +246,7 @@ class SimulatorConnector:
             stan=ids["stan"],
             retrieval_ref_no=request.original_retrieval_ref_no,
             acquirer_ref_no=ids["acquirer_ref_no"],
+            network_reference=ids["network_reference"],
         )
 
     @staticmethod

@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.idempotency import replay
-from core.results import Result
+from core.results import TRANSACTION_SUCCEEDED, Result
 
 from .. import results as payment_results
 from ..connectors.base import Connector, ConnectorUnavailable, NetworkAnswer
@@ -152,6 +152,7 @@ def claim(
         checkout_type=details.checkout_type,
         validity_period_ms=details.validity_period_ms,
         data=dict(details.data),
+        test_mode=caller.merchant.in_test_mode,
         **fields,
     )
     mark_in_flight(payment)
@@ -178,6 +179,7 @@ ANSWER_FIELDS = (
     "stan",
     "retrieval_ref_no",
     "acquirer_ref_no",
+    "network_reference",
 )
 
 
@@ -191,8 +193,11 @@ def finish(payment: Payment, answer: NetworkAnswer, *, base_url: str = "") -> Pa
         PAYMENT_STATE.check(payment.state, target)
         payment.state = target
     payment.in_flight_since = None
-    payment.result_code = answer.result.code
-    payment.result_description = answer.extended_description or answer.result.description
+    result = answer.result
+    if payment.test_mode and result == TRANSACTION_SUCCEEDED:
+        result = payment_results.TEST_MODE_SUCCEEDED  # a merchant in connector test mode
+    payment.result_code = result.code
+    payment.result_description = answer.extended_description or result.description
     payment.response_body = payment_body(payment, base_url=base_url)
     payment.save()
     return payment

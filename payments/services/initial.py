@@ -33,6 +33,9 @@ from .types import (
 THREEDS_TYPES = frozenset({PaymentType.PA, PaymentType.DB})
 CARD_PRESENT_CATEGORIES = frozenset({"PO", "PM"})
 MAIL_OR_PHONE = frozenset({"MO", "TO"})
+# (POS entry mode, condition code): the spec names 01 MOTO and 81 e-commerce, with 08 MOTO, 59
+# e-commerce and 00 card present; a card present is read from its chip (ISO 8583 entry mode 05).
+MOTO, CARD_PRESENT, ECOMMERCE = ("01", "08"), ("05", "00"), ("81", "59")
 
 
 def threeds_requested(*, merchant: Merchant, payment_type: str, indicator: str) -> bool:
@@ -191,13 +194,14 @@ def _decide(
 
 
 def entry_and_condition(caller: Caller, category: str) -> tuple[str, str]:
-    """POS Entry Mode and Condition Code (spec "additionalData"): card present through a
-    terminal, mail/telephone order, or e-commerce."""
-    if caller.terminal is not None or category in CARD_PRESENT_CATEGORIES:
-        return "01" if category in MAIL_OR_PHONE else "81", "00"
+    """POS Entry Mode and Condition Code (spec "additionalData"): a mail or telephone order
+    (01, 08), a card present at a terminal or in a POS category (05 integrated circuit card,
+    00), or e-commerce (81, 59). docs/decisions.md."""
     if category in MAIL_OR_PHONE:
-        return "01", "08"
-    return "81", "59"
+        return MOTO
+    if caller.terminal is not None or category in CARD_PRESENT_CATEGORIES:
+        return CARD_PRESENT
+    return ECOMMERCE
 
 
 def merchant_refusal(caller: Caller) -> Result | None:

@@ -36,6 +36,7 @@ PAYMENT_ANSWER = Table(
         F("additionalData.ConditionCode", N(2), attr="condition_code"),
         F("additionalData.RetrievalRefNo", N(12), attr="retrieval_ref_no"),
         F("additionalData.AcquirerRefno", N(23), attr="acquirer_ref_no"),
+        F("additionalData.RequestId", AN(64), attr="network_reference"),
         F("risk.score", AN(32), attr="risk_score"),
         F("risk.decision", AN(32), attr="risk_decision"),
         F("merchant.id", N(15), attr="merchant.merchant_id"),
