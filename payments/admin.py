@@ -150,6 +150,8 @@ class PaymentAdmin(admin.ModelAdmin):
         ("merchant", admin.RelatedOnlyFieldListFilter),
         ("created_at", admin.DateFieldListFilter),
         "successful",
+        "state",
+        "test_mode",
     )
     search_fields = ("=id", "merchant_transaction_id", "=card_last4", "=merchant__merchant_id")
     list_select_related = ("merchant",)
@@ -204,6 +206,7 @@ class PaymentAdmin(admin.ModelAdmin):
                     "acquirer_response",
                     ("avs_response", "cvv_response", "mac_response"),
                     ("stan", "retrieval_ref_no", "acquirer_ref_no"),
+                    "network_reference",
                     ("entry_mode", "condition_code"),
                 )
             },
@@ -211,14 +214,20 @@ class PaymentAdmin(admin.ModelAdmin):
         (
             "Totals",
             {
-                "fields": ("captured_amount", "refunded_amount", "reversed_amount"),
-                "description": "Running totals of the operations referencing this one.",
+                "fields": (
+                    ("captured_amount", "refunded_amount", "reversed_amount"),
+                    ("capturing_amount", "refunding_amount", "reversing_amount"),
+                ),
+                "description": "Running totals of the operations referencing this one, and "
+                "what operations in flight hold (the second line).",
             },
         ),
         (
             "Lifecycle",
             {
                 "fields": (
+                    ("state", "in_flight_since"),
+                    "test_mode",
                     "created_at",
                     "validity_period_ms",
                     "expires_at",
