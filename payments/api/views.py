@@ -94,6 +94,12 @@ class PaymentsView(SpecView):
     operation = "payments.submit"
     entity_types = ANYONE
 
+    def allows(self, method: str, **kwargs: Any) -> bool:
+        """GET is the inquiry of one payment: /payments/{id} only."""
+        if method.upper() == "GET" and not kwargs.get("payment_id"):
+            return False
+        return super().allows(method, **kwargs)
+
     def post(self, request: Request, payment_id: str | None = None, **kwargs: Any) -> Response:
         data = request.data if isinstance(request.data, dict) else {}
         self.data = data
@@ -157,7 +163,7 @@ class PaymentsView(SpecView):
         return payment_id or given
 
     def get(self, request: Request, payment_id: str | None = None) -> Response:
-        if payment_id is None:
+        if payment_id is None:  # refused by `allows` before authentication
             return self.http_method_not_allowed(request)
         flat = PAYMENT_INQUIRY.validate(nest_query(request.query_params))
         principal: Principal = request.user  # type: ignore[assignment]
