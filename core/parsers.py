@@ -38,6 +38,13 @@ class NestedFormParser(BaseParser):
     def parse(self, stream, media_type=None, parser_context=None):  # type: ignore[no-untyped-def]
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         body = stream.read() if stream is not None else b""
+        if body.lstrip()[:1] in (b"{", b"["):
+            # No form name starts with a brace or a bracket; a JSON body sent with the form's
+            # Content-Type would otherwise be answered "entityId is required".
+            raise ParseError(
+                "the body looks like JSON but was sent as application/x-www-form-urlencoded: "
+                "send it with Content-Type: application/json"
+            )
         try:
             query = QueryDict(body, encoding=encoding)
         except UnicodeDecodeError as exc:
