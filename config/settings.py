@@ -125,10 +125,14 @@ STORAGES = {
     },
 }
 
-# A payment may carry 1000 cart items of about 25 fields each (spec "Cart"), far above Django's
-# default of 1000 fields; the body size stays capped by DATA_UPLOAD_MAX_MEMORY_SIZE.
-DATA_UPLOAD_MAX_NUMBER_FIELDS = 30_000
-DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Request limits (docs/api.md "Limits"), enforced by the API's parsers (core.parsers) as well as
+# by Django. A payment may carry 1000 cart items of about 25 fields each (spec "Cart"): about
+# 25,000 fields and 1 to 2 MB, far above Django's default of 1000 fields and 2.5 MB.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env.int("DATA_UPLOAD_MAX_NUMBER_FIELDS", default=30_000)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
+# The parts of a parameter name (`airline.passengers[0].legs[1].ticketNumber` has six, the
+# deepest of any table) and the levels of a JSON body.
+DATA_UPLOAD_MAX_NESTING_DEPTH = env.int("DATA_UPLOAD_MAX_NESTING_DEPTH", default=10)
 
 # --- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {

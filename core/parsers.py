@@ -1,6 +1,19 @@
-"""Request parsers: form bodies (and JSON) with dotted and indexed names become nested data."""
+"""Request parsers: form bodies (and JSON) with dotted and indexed names become nested data.
+
+The parsers read the body themselves (DRF hands them the stream), so Django's own limits never
+apply to it; the same settings are enforced here, for both media types:
+
+- DATA_UPLOAD_MAX_MEMORY_SIZE: the body's bytes. Checked from Content-Length before anything is
+  read, and again while reading (a body whose length was not announced). 413, 200.100.101.
+- DATA_UPLOAD_MAX_NUMBER_FIELDS: form fields, JSON values (and query parameters). 400.
+- DATA_UPLOAD_MAX_NESTING_DEPTH: the parts of a name (`cart.items[0].name` has four) and the
+  levels of a JSON document. 400, before anything recursive sees the data.
+
+None of the three settings set to None lifts that limit, as in Django.
+"""
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -8,8 +21,10 @@ from django.http import QueryDict
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
-from .errors import ParameterError
-from .nesting import NameError_, flatten, unflatten
+from .errors import InvalidRequest, ParameterError
+from .nesting import NameError_, TooDeep, child_name, unflatten
+
+READ_CHUNK = 64 * 1024
 
 
 def _to_text(value: Any) -> str:
@@ -20,9 +35,31 @@ def _to_text(value: Any) -> str:
     return str(value)
 
 
-def nest_pairs(pairs: Any) -> dict[str, Any]:
+def _limit(name: str) -> int | None:
+    value = getattr(settings, name, None)
+    return None if value is None else int(value)
+
+
+def too_large(limit: int) -> InvalidRequest:
+    return InvalidRequest(
+        description=f"the body is larger than {limit} bytes, the limit of this API",
+        http_status=413,
+    )
+
+
+def too_many_fields(limit: int) -> InvalidRequest:
+    return InvalidRequest(description=f"the request has more than {limit} fields")
+
+
+def too_deep(limit: int) -> InvalidRequest:
+    return InvalidRequest(description=f"a parameter is nested deeper than {limit} levels")
+
+
+def nest_pairs(pairs: Iterable[tuple[str, list[str]]]) -> dict[str, Any]:
     try:
-        return unflatten(pairs)
+        return unflatten(pairs, max_depth=_limit("DATA_UPLOAD_MAX_NESTING_DEPTH"))
+    except TooDeep as exc:
+        raise too_deep(exc.max_depth) from None
     except NameError_ as exc:
         raise ParameterError([(exc.name, None, exc.message)]) from exc
 
@@ -32,12 +69,41 @@ def nest_query(query: QueryDict) -> dict[str, Any]:
     return nest_pairs(query.lists())
 
 
+def content_length(meta: Any) -> int | None:
+    try:
+        return int(meta.get("CONTENT_LENGTH") or meta.get("HTTP_CONTENT_LENGTH") or "")
+    except ValueError:
+        return None
+
+
+def read_body(stream: Any, parser_context: dict[str, Any] | None) -> bytes:
+    """The body, at most DATA_UPLOAD_MAX_MEMORY_SIZE bytes: refused from Content-Length before
+    it is read, and while reading when the length was not announced (or was wrong)."""
+    limit = _limit("DATA_UPLOAD_MAX_MEMORY_SIZE")
+    request = (parser_context or {}).get("request")
+    announced = content_length(getattr(request, "META", {}))
+    if limit is not None and announced is not None and announced > limit:
+        raise too_large(limit)
+    if stream is None:
+        return b""
+    chunks, total = [], 0
+    while True:
+        chunk = stream.read(READ_CHUNK)
+        if not chunk:
+            break
+        total += len(chunk)
+        if limit is not None and total > limit:
+            raise too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 class NestedFormParser(BaseParser):
     media_type = "application/x-www-form-urlencoded"
 
     def parse(self, stream, media_type=None, parser_context=None):  # type: ignore[no-untyped-def]
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
-        body = stream.read() if stream is not None else b""
+        body = read_body(stream, parser_context)
         if body.lstrip()[:1] in (b"{", b"["):
             # No form name starts with a brace or a bracket; a JSON body sent with the form's
             # Content-Type would otherwise be answered "entityId is required".
@@ -45,6 +111,12 @@ class NestedFormParser(BaseParser):
                 "the body looks like JSON but was sent as application/x-www-form-urlencoded: "
                 "send it with Content-Type: application/json"
             )
+        fields = _limit("DATA_UPLOAD_MAX_NUMBER_FIELDS")
+        if fields is not None and body.count(b"&") + 1 > fields:
+            # Counted before decoding, as Django does (empty pieces included: a cheap bound).
+            pieces = sum(1 for piece in body.split(b"&") if piece)
+            if pieces > fields:
+                raise too_many_fields(fields)
         try:
             query = QueryDict(body, encoding=encoding)
         except UnicodeDecodeError as exc:
@@ -58,13 +130,49 @@ class NestedJSONParser(BaseParser):
     media_type = "application/json"
 
     def parse(self, stream, media_type=None, parser_context=None):  # type: ignore[no-untyped-def]
-        body = stream.read() if stream is not None else b""
+        body = read_body(stream, parser_context)
         if not body:
             return {}
+        depth = _limit("DATA_UPLOAD_MAX_NESTING_DEPTH")
         try:
             data = json.loads(body, parse_float=str, parse_int=str)
+        except RecursionError:
+            # json's C scanner refuses documents deeper than the interpreter's recursion limit.
+            raise too_deep(depth or 0) from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise ParseError("the JSON body is malformed") from exc
         if not isinstance(data, dict):
             raise ParseError("the JSON body must be an object")
-        return nest_pairs((name, [_to_text(value)]) for name, value in flatten(data))
+        return nest_pairs(
+            (name, [_to_text(value)])
+            for name, value in json_leaves(
+                data, max_depth=depth, max_fields=_limit("DATA_UPLOAD_MAX_NUMBER_FIELDS")
+            )
+        )
+
+
+def json_leaves(
+    data: dict[str, Any], *, max_depth: int | None, max_fields: int | None
+) -> list[tuple[str, Any]]:
+    """(dotted name, scalar) of every value of a JSON object, without recursion: refused when
+    a value lies deeper than `max_depth` levels or there are more than `max_fields` values."""
+    leaves: list[tuple[str, Any]] = []
+    stack: list[tuple[str, Any, int]] = [("", data, 0)]
+    while stack:
+        prefix, node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if max_depth is not None and depth >= max_depth and node:
+                raise too_deep(max_depth)
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            children = []
+            for key, value in items:
+                name = (
+                    child_name(prefix, str(key)) if isinstance(node, dict) else f"{prefix}[{key}]"
+                )
+                children.append((name, value, depth + 1))
+            stack.extend(reversed(children))
+        else:
+            leaves.append((prefix, node))
+            if max_fields is not None and len(leaves) > max_fields:
+                raise too_many_fields(max_fields)
+    return leaves

@@ -88,6 +88,11 @@ def server_error(request: HttpRequest) -> JsonResponse:
     return JsonResponse(envelope(results.UNEXPECTED_ERROR), status=500)
 
 
+def error_page(exc: Exception, request: HttpRequest) -> JsonResponse:
+    """The envelope for `exc` outside DRF (middleware refusals)."""
+    return _answer(exc, request)
+
+
 def _answer(exc: Exception, request: HttpRequest) -> JsonResponse:
     answer = error_answer(exc, request=request)
     response = JsonResponse(answer.body, status=answer.status)
