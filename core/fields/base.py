@@ -5,6 +5,9 @@ import re
 from typing import Any
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Every control character (C0, DEL, C1) and the Unicode line and paragraph separators: none
+# belongs in an identifier or a single line of text.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class FieldType:

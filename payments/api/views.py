@@ -32,6 +32,7 @@ from .commands import (
     threeds_from,
 )
 from .tables import PAYMENT, PAYMENT_INQUIRY
+from .tables.payment import TRANSACTION_ID
 
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
 
@@ -56,6 +57,15 @@ def caller_for(principal: Principal, flat: dict[str, Any], base_url: str = "") -
             ]
         )
     return Caller(principal.entity, principal.entity_type, merchant, terminal, base_url)
+
+
+def checked_path_id(payment_id: str) -> str:
+    """The payment id of the path, checked before anything looks it up (a NUL byte in it
+    answered 500 on PostgreSQL); 400 naming `id` when it cannot be a payment id."""
+    try:
+        return str(TRANSACTION_ID.parse(payment_id))
+    except ValueError as exc:
+        raise ParameterError([("id", payment_id, f"(the payment id in the path) {exc}")]) from None
 
 
 def submit(kind: str, flat: dict[str, Any], common: dict[str, Any], original: str) -> Any:
@@ -101,6 +111,8 @@ class PaymentsView(SpecView):
         return super().allows(method, **kwargs)
 
     def post(self, request: Request, payment_id: str | None = None, **kwargs: Any) -> Response:
+        if payment_id is not None:
+            payment_id = checked_path_id(payment_id)
         data = request.data if isinstance(request.data, dict) else {}
         self.data = data
         return self.answer(request, data, payment_id=payment_id)
@@ -165,6 +177,7 @@ class PaymentsView(SpecView):
     def get(self, request: Request, payment_id: str | None = None) -> Response:
         if payment_id is None:  # refused by `allows` before authentication
             return self.http_method_not_allowed(request)
+        payment_id = checked_path_id(payment_id)
         flat = PAYMENT_INQUIRY.validate(nest_query(request.query_params))
         principal: Principal = request.user  # type: ignore[assignment]
         payment = selectors.payment_get(
