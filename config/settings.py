@@ -234,7 +234,11 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"ndc": {"()": "core.logging.NdcFilter"}},
+    "filters": {
+        "ndc": {"()": "core.logging.NdcFilter"},
+        # Request lines without their query string: card data sent in a URL is not logged.
+        "no_query_string": {"()": "core.logging.NoQueryString"},
+    },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s [%(ndc)s] %(name)s: %(message)s"},
     },
@@ -243,8 +247,8 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
-        "django.request": {"level": "ERROR", "propagate": True},
-        "django.server": {"level": "INFO", "propagate": True},
+        "django.request": {"level": "ERROR", "propagate": True, "filters": ["no_query_string"]},
+        "django.server": {"level": "INFO", "propagate": True, "filters": ["no_query_string"]},
     },
 }
 

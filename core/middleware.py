@@ -10,6 +10,7 @@ from . import views
 from .context import new_ndc, set_ndc
 from .errors import ApplicationError
 from .parsers import read_body
+from .query import query_refusal
 from .urls import is_api_path
 
 
@@ -39,6 +40,9 @@ class ApiPathMiddleware:
     `Http404` raised by a view the envelope's 404 (in DEBUG Django would answer its page of
     every URL pattern). A JSON answer of the view's own (the issuer protocol's errors) is kept.
 
+    The query string is checked first (core.query): card data and secrets in a URL are refused
+    before anything reads the request.
+
     A chunked body (no Content-Length) is read here, at most DATA_UPLOAD_MAX_MEMORY_SIZE bytes
     (413 beyond): Django hands the views an empty body when no length is announced, so the API
     would answer "entityId is required" to a request that sent it.
@@ -50,6 +54,9 @@ class ApiPathMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not is_api_path(request.path_info):
             return self.get_response(request)
+        refusal = query_refusal(request)
+        if refusal is not None:
+            return views.error_page(refusal, request)
         try:
             _read_chunked(request)
         except ApplicationError as exc:
