@@ -54,7 +54,7 @@ class CurrencyNumeric(FieldType):
     """ISO 4217 numeric code: three digits naming a currency (from pycountry)."""
 
     def parse(self, text: str) -> str:
-        if not re.fullmatch(r"\d{3}", text) or pycountry.currencies.get(numeric=text) is None:
+        if not re.fullmatch(r"[0-9]{3}", text) or pycountry.currencies.get(numeric=text) is None:
             raise self.error()
         return text
 

@@ -96,7 +96,7 @@ BROWSER_FIELDS = [
     ),
     F(
         f"{BROWSER}.timezone",
-        AN(5, pattern=r"-?\d+", what="minutes, an optional minus then digits", example="-60"),
+        AN(5, pattern=r"-?[0-9]+", what="minutes, an optional minus then digits", example="-60"),
         C,
         meaning="minutes between UTC and browser local time, positive if local time is behind "
         "UTC; mandatory for 3DS v2 when javascriptEnabled is true",

@@ -12,6 +12,7 @@ from core.errors import ApplicationError, InvalidRequest, ParameterError
 from core.parsers import NestedFormParser, NestedJSONParser
 from merchants.models import Merchant
 from tests.conftest import code
+from tests.spec_requests import project_tables
 
 CREATE = "/pay/v3/merchant/create"
 
@@ -160,25 +161,6 @@ def test_nesting_up_to_the_limit_is_parsed(settings):
         parser.parse(io.BytesIO(b'{"a": {"b": [["x"]]}}'), None, _context(None))
     with pytest.raises(InvalidRequest):
         NestedFormParser().parse(io.BytesIO(b"a.b[0][0]=x"), None, _context(None))
-
-
-def project_tables() -> list:  # type: ignore[type-arg]
-    """Every Table a module of the project's apps holds (the URL conf imports them all)."""
-    import importlib
-    import sys
-
-    from core.tables import Table
-
-    importlib.import_module("config.urls")
-    importlib.import_module("issuer.operations.authentication")
-    apps = ("core.", "merchants.", "terminals.", "payments.", "issuer.")
-    return [
-        value
-        for name, module in list(sys.modules.items())
-        if name.startswith(apps)
-        for value in vars(module).values()
-        if isinstance(value, Table)
-    ]
 
 
 def test_every_table_row_fits_the_nesting_limit(settings):

@@ -25,7 +25,7 @@ from .parties import CUSTOMER_GROUP, MERCHANT_OVERRIDE_GROUP, RISK_GROUP
 
 M, OPT, C = MANDATORY, OPTIONAL, CONDITIONAL
 
-CARD_NUMBER = AN(19, min=12, pattern=r"\d+", what="12 to 19 digits", example="4200000000000000")
+CARD_NUMBER = AN(19, min=12, pattern=r"[0-9]+", what="12 to 19 digits", example="4200000000000000")
 MTID = AN(
     32,
     min=32,
@@ -55,12 +55,12 @@ PAYMENT_FIELDS = [
     F("card.expiryMonth", AN(2, min=2, pattern=r"0[1-9]|1[0-2]", what="01 to 12", example="12"), C),
     F(
         "card.expiryYear",
-        AN(4, min=4, pattern=r"(19|20)\d\d", what="19xx or 20xx", example="2030"),
+        AN(4, min=4, pattern=r"(19|20)[0-9][0-9]", what="19xx or 20xx", example="2030"),
         C,
     ),
     F(
         "card.cvv",
-        AN(4, min=3, pattern=r"\d{3,4}", what="3 or 4 digits", example="123"),
+        AN(4, min=3, pattern=r"[0-9]{3,4}", what="3 or 4 digits", example="123"),
         C,
         secret=True,
     ),
