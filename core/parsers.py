@@ -124,8 +124,26 @@ class NestedFormParser(BaseParser):
         return nest_pairs(query.lists())
 
 
+class _JSONObject(dict[str, Any]):
+    """A JSON object that remembers the keys it was given more than once."""
+
+    repeated: list[str]
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> _JSONObject:
+    obj = _JSONObject()
+    obj.repeated = []
+    for key, value in pairs:
+        if key in obj:
+            obj.repeated.append(key)
+        obj[key] = value
+    return obj
+
+
 class NestedJSONParser(BaseParser):
-    """JSON bodies, nested or with dotted keys; numbers keep their text (10.50 stays '10.50')."""
+    """JSON bodies, nested or with dotted keys; numbers keep their text (10.50 stays '10.50').
+    A key given twice in one object is refused, as a repeated form name is (json keeps the last
+    value silently)."""
 
     media_type = "application/json"
 
@@ -135,7 +153,7 @@ class NestedJSONParser(BaseParser):
             return {}
         depth = _limit("DATA_UPLOAD_MAX_NESTING_DEPTH")
         try:
-            data = json.loads(body, parse_float=str, parse_int=str)
+            data = json.loads(body, parse_float=str, parse_int=str, object_pairs_hook=_json_object)
         except RecursionError:
             # json's C scanner refuses documents deeper than the interpreter's recursion limit.
             raise too_deep(depth or 0) from None
@@ -157,12 +175,15 @@ def json_leaves(
     """(dotted name, scalar) of every value of a JSON object, without recursion: refused when
     a value lies deeper than `max_depth` levels or there are more than `max_fields` values."""
     leaves: list[tuple[str, Any]] = []
+    repeated: list[tuple[str, Any, str]] = []
     stack: list[tuple[str, Any, int]] = [("", data, 0)]
     while stack:
         prefix, node, depth = stack.pop()
         if isinstance(node, dict | list):
             if max_depth is not None and depth >= max_depth and node:
                 raise too_deep(max_depth)
+            for key in dict.fromkeys(getattr(node, "repeated", ())):
+                repeated.append((child_name(prefix, key), None, "given more than once"))
             items = node.items() if isinstance(node, dict) else enumerate(node)
             children = []
             for key, value in items:
@@ -175,4 +196,6 @@ def json_leaves(
             leaves.append((prefix, node))
             if max_fields is not None and len(leaves) > max_fields:
                 raise too_many_fields(max_fields)
+    if repeated:
+        raise ParameterError(repeated)
     return leaves
