@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
-from .base import _CONTROL, FieldType
+from .base import CONTROL_CHARACTERS, FieldType
 
 _EMAIL_LOCAL = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -70,6 +70,8 @@ class IPAddress(FieldType):
     max: int = 255
 
     def parse(self, text: str) -> str:
+        if CONTROL_CHARACTERS.search(text):  # an IPv6 scope id may hold anything else
+            raise self.error()
         if len(text) > self.max:
             raise self.error()
         try:
@@ -97,7 +99,7 @@ class Url(FieldType):
     schemes: tuple[str, ...] = ("http", "https")
 
     def parse(self, text: str) -> str:
-        if len(text) > self.max or re.search(r"\s", text) or _CONTROL.search(text):
+        if len(text) > self.max or re.search(r"\s", text) or CONTROL_CHARACTERS.search(text):
             raise self.error()
         parts = _split(text)
         if parts is None:
@@ -161,7 +163,7 @@ class LocalUrl(Url):
         return text
 
     def _is_localhost(self, text: str) -> bool:
-        if len(text) > self.max or re.search(r"\s", text) or _CONTROL.search(text):
+        if len(text) > self.max or re.search(r"\s", text) or CONTROL_CHARACTERS.search(text):
             return False
         parts = _split(text)
         if parts is None:

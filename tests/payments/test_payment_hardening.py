@@ -121,3 +121,28 @@ def test_the_3ds_amount_fits_its_currency(payer, enrolled):
     fields = threeds_fields(**{"threeDSecure.amount": "100.50", "threeDSecure.currency": "JPY"})
     response = payer.client.post("/pay/v3/payments", body(payer, **fields), mtid=False)
     refused(response, "threeDSecure.amount")
+
+
+# --- Control characters in text ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("descriptor", "ACME*ORDER\r\n42"),
+        ("card.holder", "Jane\nDoe"),
+        ("descriptor", "ACME\u2028ORDER"),
+        ("card.holder", "Jane\tDoe"),
+    ],
+)
+def test_a_payment_with_a_line_break_in_text_is_refused(payer, name, value):
+    refused(payer.client.post("/pay/v3/payments", body(payer, **{name: value}), mtid=False), name)
+    assert not Payment.objects.exists()
+
+
+def test_surrounding_whitespace_is_still_trimmed(payer):
+    response = payer.client.post(
+        "/pay/v3/payments", body(payer, descriptor="ACME ORDER 42\r\n"), mtid=False
+    )
+    assert code(response) == "000.000.000"
+    assert response.json()["descriptor"] == "ACME ORDER 42"
