@@ -10,11 +10,18 @@ apply to it; the same settings are enforced here, for both media types:
   levels of a JSON document. 400, before anything recursive sees the data.
 
 None of the three settings set to None lifts that limit, as in Django.
+
+Text is decoded strictly: a form value or a query parameter that is not valid in its charset
+(UTF-8 unless the request declares another) is refused naming it, where Django would keep it
+with replacement characters; so is a JSON string with a lone surrogate escape (`"\ud800"`),
+which no database can store.
 """
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
 from django.http import QueryDict
@@ -25,6 +32,8 @@ from .errors import InvalidRequest, ParameterError
 from .nesting import NameError_, TooDeep, child_name, unflatten
 
 READ_CHUNK = 64 * 1024
+# A lone surrogate: what a JSON escape like "\ud800" decodes to; not text any database takes.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _to_text(value: Any) -> str:
@@ -62,6 +71,33 @@ def nest_pairs(pairs: Iterable[tuple[str, list[str]]]) -> dict[str, Any]:
         raise too_deep(exc.max_depth) from None
     except NameError_ as exc:
         raise ParameterError([(exc.name, None, exc.message)]) from exc
+
+
+def form_pairs(raw: bytes, encoding: str = "utf-8") -> list[tuple[str, list[str]]]:
+    """(name, values) of a form-encoded body or query string, in order, decoded strictly: a
+    value not valid in `encoding` is a ParameterError naming it, an unreadable name a
+    request-level refusal (there is nothing to name). At most DATA_UPLOAD_MAX_NUMBER_FIELDS."""
+    pieces = [piece for piece in raw.split(b"&") if piece]
+    limit = _limit("DATA_UPLOAD_MAX_NUMBER_FIELDS")
+    if limit is not None and len(pieces) > limit:
+        raise too_many_fields(limit)
+    fields: dict[str, list[str]] = {}
+    errors: list[tuple[str, Any, str]] = []
+    for piece in pieces:
+        raw_name, _, raw_value = piece.partition(b"=")
+        try:
+            name = unquote_to_bytes(raw_name.replace(b"+", b" ")).decode(encoding)
+        except UnicodeDecodeError:
+            raise ParseError(f"a parameter name is not valid {encoding.upper()} text") from None
+        try:
+            value = unquote_to_bytes(raw_value.replace(b"+", b" ")).decode(encoding)
+        except UnicodeDecodeError:
+            errors.append((name, None, f"is not valid {encoding.upper()} text"))
+            continue
+        fields.setdefault(name, []).append(value)
+    if errors:
+        raise ParameterError(errors)
+    return list(fields.items())
 
 
 def nest_query(query: QueryDict) -> dict[str, Any]:
@@ -111,17 +147,10 @@ class NestedFormParser(BaseParser):
                 "the body looks like JSON but was sent as application/x-www-form-urlencoded: "
                 "send it with Content-Type: application/json"
             )
-        fields = _limit("DATA_UPLOAD_MAX_NUMBER_FIELDS")
-        if fields is not None and body.count(b"&") + 1 > fields:
-            # Counted before decoding, as Django does (empty pieces included: a cheap bound).
-            pieces = sum(1 for piece in body.split(b"&") if piece)
-            if pieces > fields:
-                raise too_many_fields(fields)
         try:
-            query = QueryDict(body, encoding=encoding)
-        except UnicodeDecodeError as exc:
-            raise ParseError("the form body is not valid text in its charset") from exc
-        return nest_pairs(query.lists())
+            return nest_pairs(form_pairs(body, encoding))
+        except LookupError:  # an unknown charset
+            raise ParseError(f"unknown charset {encoding}") from None
 
 
 class _JSONObject(dict[str, Any]):
@@ -182,6 +211,8 @@ def json_leaves(
         if isinstance(node, dict | list):
             if max_depth is not None and depth >= max_depth and node:
                 raise too_deep(max_depth)
+            if isinstance(node, dict) and any(_SURROGATE.search(key) for key in node):
+                raise ParseError("a JSON key is not valid Unicode text")
             for key in dict.fromkeys(getattr(node, "repeated", ())):
                 repeated.append((child_name(prefix, key), None, "given more than once"))
             items = node.items() if isinstance(node, dict) else enumerate(node)
@@ -193,6 +224,8 @@ def json_leaves(
                 children.append((name, value, depth + 1))
             stack.extend(reversed(children))
         else:
+            if isinstance(node, str) and _SURROGATE.search(node):
+                raise ParameterError([(prefix, None, "is not valid Unicode text")])
             leaves.append((prefix, node))
             if max_fields is not None and len(leaves) > max_fields:
                 raise too_many_fields(max_fields)

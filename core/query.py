@@ -4,17 +4,19 @@ Card data and secrets never travel in a URL: URLs are written to access logs, pr
 browser histories. A query string that names a card field (`card.number`, `card.cvv`, any
 `card.*` or `card[...]`) or a name ending in cvv, pin, password or token (`merchant.token`,
 `customParameters[accessToken]`) is refused with 400, naming each such parameter without its
-value, whatever the method and whether or not the path exists.
+value, whatever the method and whether or not the path exists. A query string that is not
+valid UTF-8 is refused too (400 naming the parameter), before Django decodes it with
+replacement characters.
 """
 
 import re
-from urllib.parse import unquote_to_bytes
 
-from django.conf import settings
 from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.http import HttpRequest
+from rest_framework.exceptions import ParseError
 
-from .errors import MASKED, SECRET_SUFFIXES, ApplicationError, InvalidRequest, ParameterError
+from .errors import MASKED, SECRET_SUFFIXES, ApplicationError, ParameterError
+from .parsers import form_pairs
 
 _PARTS = re.compile(r"[.\[\]]+")
 IN_URL = "card data and secrets may not be sent in the URL query string: send them in the body"
@@ -28,26 +30,19 @@ def is_secret_name(name: str) -> bool:
 
 
 def query_names(request: HttpRequest) -> list[str]:
-    """The names of the query string's parameters, in order (a name once per occurrence)."""
+    """The names of the query string's parameters, in order, decoded strictly (core.parsers)."""
     raw = get_bytes_from_wsgi(request.META, "QUERY_STRING", "")
-    pieces = [piece for piece in raw.split(b"&") if piece]
-    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
-    if limit is not None and len(pieces) > limit:
-        raise InvalidRequest(description=f"the request has more than {limit} fields")
-    names = []
-    for piece in pieces:
-        name = piece.split(b"=", 1)[0].replace(b"+", b" ")
-        names.append(unquote_to_bytes(name).decode("utf-8", "replace"))
-    return names
+    return [name for name, _ in form_pairs(raw)]
 
 
-def query_refusal(request: HttpRequest) -> ApplicationError | None:
-    """The refusal of this request's query string, or None."""
+def query_refusal(request: HttpRequest) -> Exception | None:
+    """The refusal of this request's query string, or None: too many parameters, text that is
+    not UTF-8, card data or secrets."""
     try:
         names = query_names(request)
-    except ApplicationError as exc:
+    except (ApplicationError, ParseError) as exc:
         return exc
-    secret = [name for name in dict.fromkeys(names) if is_secret_name(name)]
+    secret = [name for name in names if is_secret_name(name)]
     if secret:
         return ParameterError((name, MASKED, IN_URL) for name in secret)
     return None
