@@ -75,10 +75,12 @@ class ApiPathMiddleware:
 
 
 def _read_chunked(request: HttpRequest) -> None:
-    """Read a chunked body (bounded) and hand it on as if its length had been announced."""
+    """Read a chunked body (bounded) and hand it on as if its length had been announced. Only
+    where the server says the input ends by itself (`wsgi.input_terminated`, as gunicorn does):
+    elsewhere reading to the end could wait on the connection."""
     meta = request.META
     chunked = "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower()
-    if meta.get("CONTENT_LENGTH") or not chunked:
+    if meta.get("CONTENT_LENGTH") or not chunked or not meta.get("wsgi.input_terminated"):
         return
     body = read_body(meta["wsgi.input"], None)
     request._stream = LimitedStream(io.BytesIO(body), len(body))  # type: ignore[assignment]

@@ -97,6 +97,7 @@ def test_a_chunked_body_is_read_up_to_the_limit(api, settings):
         request.META.pop("CONTENT_LENGTH", None)
         request.META["HTTP_TRANSFER_ENCODING"] = "chunked"
         request.META["wsgi.input"] = io.BytesIO(body)
+        request.META["wsgi.input_terminated"] = True  # gunicorn: the input ends by itself
         from django.core.handlers.wsgi import LimitedStream
 
         request._stream = LimitedStream(io.BytesIO(body), 0)  # what Django makes of it
