@@ -60,6 +60,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "core.middleware.RequestIdMiddleware",
+    "core.middleware.ApiPathMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -131,10 +132,14 @@ STORAGES = {
     },
 }
 
-# A payment may carry 1000 cart items of about 25 fields each (spec "Cart"), far above Django's
-# default of 1000 fields; the body size stays capped by DATA_UPLOAD_MAX_MEMORY_SIZE.
-DATA_UPLOAD_MAX_NUMBER_FIELDS = 30_000
-DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Request limits (docs/api.md "Limits"), enforced by the API's parsers (core.parsers) as well as
+# by Django. A payment may carry 1000 cart items of about 25 fields each (spec "Cart"): about
+# 25,000 fields and 1 to 2 MB, far above Django's default of 1000 fields and 2.5 MB.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env.int("DATA_UPLOAD_MAX_NUMBER_FIELDS", default=30_000)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
+# The parts of a parameter name (`airline.passengers[0].legs[1].ticketNumber` has six, the
+# deepest of any table) and the levels of a JSON body.
+DATA_UPLOAD_MAX_NESTING_DEPTH = env.int("DATA_UPLOAD_MAX_NESTING_DEPTH", default=10)
 
 # --- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -299,7 +304,11 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"ndc": {"()": "core.logging.NdcFilter"}},
+    "filters": {
+        "ndc": {"()": "core.logging.NdcFilter"},
+        # Request lines without their query string: card data sent in a URL is not logged.
+        "no_query_string": {"()": "core.logging.NoQueryString"},
+    },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s [%(ndc)s] %(name)s: %(message)s"},
     },
@@ -308,8 +317,8 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
-        "django.request": {"level": "ERROR", "propagate": True},
-        "django.server": {"level": "INFO", "propagate": True},
+        "django.request": {"level": "ERROR", "propagate": True, "filters": ["no_query_string"]},
+        "django.server": {"level": "INFO", "propagate": True, "filters": ["no_query_string"]},
     },
 }
 

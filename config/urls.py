@@ -3,8 +3,10 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from core import views as core_views
+from core.urls import api_catch_all
 
 urlpatterns = [
+    path("", core_views.home, name="home"),
     path("healthz", core_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -16,6 +18,8 @@ urlpatterns = [
     path("", include("payments.threeds.urls")),
     path("", include("issuer.urls_oauth")),
     path("", include("issuer.urls_api")),
+    # Last: every other path under /pay/, /v3/, /merch-web/ and /issuer/ is the JSON 404.
+    api_catch_all(core_views.unknown_api_path),
 ]
 
 handler404 = "core.views.not_found"

@@ -15,6 +15,7 @@ answers a replay with fresh buildNumber, timestamp and ndc and the header
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from rest_framework.exceptions import MethodNotAllowed
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -37,6 +38,23 @@ class SpecView(APIView):
     always_required: ClassVar[tuple[str, ...]] = ()
     idempotent: ClassVar[bool] = True
     http_method_names = ["post"]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # APIView.initial authenticates before dispatch looks for the method's handler, so a GET
+        # to a POST-only path without a token answered 401 (or 400 without entityId): the
+        # method is the first thing wrong with such a request, and the cheapest to check.
+        if not self.allows(request.method or "", **kwargs):
+            raise MethodNotAllowed(request.method or "")
+        super().initial(request, *args, **kwargs)
+
+    def allows(self, method: str, **kwargs: Any) -> bool:
+        """Whether this view answers `method` (for these path parameters)."""
+        name = method.lower()
+        return name in self.http_method_names and hasattr(self, name)
+
+    def _allowed_methods(self) -> list[str]:  # the `Allow` header
+        kwargs = getattr(self, "kwargs", {}) or {}
+        return [m.upper() for m in self.http_method_names if self.allows(m, **kwargs)]
 
     def post(self, request: Request, **kwargs: Any) -> Response:
         data = request.data if isinstance(request.data, dict) else {}

@@ -6,4 +6,10 @@ class CoreConfig(AppConfig):
     verbose_name = "Platform core"
 
     def ready(self) -> None:
+        from django.urls import register_converter
+
         from . import schema  # noqa: F401 - registers the OpenAPI bearer authentication extension
+        from .converters import HexIdConverter
+
+        # `<hexid:...>` in the apps' URL confs: a 32-hex id (core.converters).
+        register_converter(HexIdConverter, "hexid")

@@ -6,7 +6,8 @@
 3. The token may act for entityId if it is that entity's token, or the token of the participator
    that owns it (channel dispatching). entityType must be one the entity may use: PARTICIPATOR
    for a participator, MERCHANT or POS for a merchant's entity (else 403, 800.900.301).
-4. POS: pos.terminalId is required and must name a terminal of that merchant (else 403).
+4. POS: pos.terminalId is required, must be a terminal id (400, checked before it is looked up)
+   and must name a terminal of that merchant (else 403).
 
 `request.user` becomes a `Principal`; views check which entity types an operation allows.
 
@@ -25,7 +26,7 @@ from rest_framework.request import Request
 from .errors import ParameterError
 from .nesting import lookup
 from .parsers import nest_query
-from .tables.common import ENTITY_ID, ENTITY_TYPE
+from .tables.common import ENTITY_ID, ENTITY_TYPE, TERMINAL_ID_TYPE
 
 
 class EntityDirectory(Protocol):
@@ -134,9 +135,9 @@ class EntityTokenAuthentication(authentication.BaseAuthentication):
         terminal_id = lookup(params, "pos.terminalId")
         if terminal_id in (None, ""):
             raise ParameterError([("pos.terminalId", None, "is required when entityType is POS")])
-        terminal = (
-            _terminal_finder(entity, str(terminal_id)) if _terminal_finder is not None else None
-        )
+        # Checked before the look-up: a NUL byte in it answered 500 on PostgreSQL.
+        terminal_id = _check("pos.terminalId", TERMINAL_ID_TYPE, {"pos.terminalId": terminal_id})
+        terminal = _terminal_finder(entity, terminal_id) if _terminal_finder is not None else None
         if terminal is None:
             raise drf.PermissionDenied("pos.terminalId is not a terminal of this merchant")
         return terminal

@@ -34,6 +34,7 @@ logger = logging.getLogger("core.errors")
 
 MASKED = "***"
 MAX_ECHO = 255
+MAX_PARAMETER_ERRORS = 50
 SECRET_SUFFIXES = frozenset({"cvv", "pin", "password", "token"})
 
 
@@ -101,21 +102,31 @@ class InvalidRequest(ApplicationError):
 
 
 class ParameterError(ApplicationError):
-    """Invalid or missing parameters: a list of (dotted name, submitted value, message)."""
+    """Invalid or missing parameters: a list of (dotted name, submitted value, message).
+
+    The answer lists at most MAX_PARAMETER_ERRORS of them (the description says how many there
+    are): a body of thousands of unknown names must not be answered with a body larger still."""
 
     http_status = 400
     default_result = results.INVALID_PARAMETER
 
     def __init__(self, errors: Iterable[tuple[str, Any, str]]):
         self.errors = list(errors)
-        super().__init__()
-        self.args = ("; ".join(f"{name}: {message}" for name, _, message in self.errors),)
+        description = None
+        if len(self.errors) > MAX_PARAMETER_ERRORS:
+            more = len(self.errors) - MAX_PARAMETER_ERRORS
+            description = (
+                f"{results.INVALID_PARAMETER.description}: {len(self.errors)} problems, the first "
+                f"{MAX_PARAMETER_ERRORS} listed ({more} more)"
+            )
+        super().__init__(description=description)
+        self.args = ("; ".join(f"{name}: {message}" for name, _, message in self.errors[:100]),)
 
     def extra_result(self) -> dict[str, Any]:
         return {
             "parameterErrors": [
-                {"name": name, "value": safe_value(name, value), "message": message}
-                for name, value, message in self.errors
+                {"name": _cut(name), "value": safe_value(name, value), "message": message}
+                for name, value, message in self.errors[:MAX_PARAMETER_ERRORS]
             ]
         }
 
@@ -126,7 +137,11 @@ def safe_value(name: str, value: Any) -> Any:
         return None
     if name in SENSITIVE_NAMES or name.rsplit(".", 1)[-1].lower() in SECRET_SUFFIXES:
         return MASKED
-    text = str(value)
+    return _cut(str(value))
+
+
+def _cut(text: str) -> str:
+    """Echoed text (a value, a name) at most MAX_ECHO characters."""
     return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + "..."
 
 

@@ -1,8 +1,17 @@
+"""Request middleware: the request id, and the API's paths answering in JSON."""
+
+import io
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.core.handlers.wsgi import LimitedStream
+from django.http import Http404, HttpRequest, HttpResponse
 
+from . import views
 from .context import new_ndc, set_ndc
+from .errors import ApplicationError
+from .parsers import read_body
+from .query import query_refusal
+from .urls import is_api_path
 
 
 class RequestIdMiddleware:
@@ -21,3 +30,58 @@ class RequestIdMiddleware:
         response = self.get_response(request)
         response["X-Request-Id"] = ndc
         return response
+
+
+class ApiPathMiddleware:
+    """Paths under the API's prefixes (core.urls.API_PREFIXES) answer in JSON, in DEBUG too.
+
+    Unknown paths are answered by the URL conf's last pattern; here, what a view outside DRF
+    answers in HTML: the bare 405 of `require_http_methods` becomes the envelope's 405, and an
+    `Http404` raised by a view the envelope's 404 (in DEBUG Django would answer its page of
+    every URL pattern). A JSON answer of the view's own (the issuer protocol's errors) is kept.
+
+    The query string is checked first (core.query): card data and secrets in a URL are refused
+    before anything reads the request.
+
+    A chunked body (no Content-Length) is read here, at most DATA_UPLOAD_MAX_MEMORY_SIZE bytes
+    (413 beyond): Django hands the views an empty body when no length is announced, so the API
+    would answer "entityId is required" to a request that sent it.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not is_api_path(request.path_info):
+            return self.get_response(request)
+        refusal = query_refusal(request)
+        if refusal is not None:
+            return views.error_page(refusal, request)
+        try:
+            _read_chunked(request)
+        except ApplicationError as exc:
+            return views.error_page(exc, request)
+        response = self.get_response(request)
+        if response.status_code == 405 and not response.get("Content-Type", "").startswith(
+            "application/json"
+        ):
+            return views.method_not_allowed(request, response.get("Allow", ""))
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, Http404) and is_api_path(request.path_info):
+            return views.unknown_api_path(request)
+        return None
+
+
+def _read_chunked(request: HttpRequest) -> None:
+    """Read a chunked body (bounded) and hand it on as if its length had been announced. Only
+    where the server says the input ends by itself (`wsgi.input_terminated`, as gunicorn does):
+    elsewhere reading to the end could wait on the connection."""
+    meta = request.META
+    chunked = "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower()
+    if meta.get("CONTENT_LENGTH") or not chunked or not meta.get("wsgi.input_terminated"):
+        return
+    body = read_body(meta["wsgi.input"], None)
+    request._stream = LimitedStream(io.BytesIO(body), len(body))  # type: ignore[assignment]
+    meta["CONTENT_LENGTH"] = str(len(body))

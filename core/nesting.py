@@ -22,6 +22,14 @@ class NameError_(ValueError):
         self.message = message
 
 
+class TooDeep(NameError_):
+    """A name nested deeper than the limit (a request-level refusal, not a parameter's)."""
+
+    def __init__(self, name: str, max_depth: int):
+        super().__init__(name, f"nested deeper than {max_depth} levels")
+        self.max_depth = max_depth
+
+
 def split_name(name: str) -> list[str]:
     """`a.b[c.d][0].e` -> ['a', 'b', '[c.d]', '[0]', 'e'] (bracketed parts keep their brackets)."""
     parts: list[str] = []
@@ -72,13 +80,18 @@ def join_name(parts: Iterable[str]) -> str:
     return out
 
 
-def unflatten(pairs: Iterable[tuple[str, list[str]]]) -> dict[str, Any]:
-    """Nest (name, values) pairs; a name given twice, or as a value and a group, is refused."""
+def unflatten(
+    pairs: Iterable[tuple[str, list[str]]], *, max_depth: int | None = None
+) -> dict[str, Any]:
+    """Nest (name, values) pairs; a name given twice, or as a value and a group, is refused, and
+    so (TooDeep) is a name of more than `max_depth` parts."""
     root: dict[str, Any] = {}
     for name, values in pairs:
         if len(values) != 1:
             raise NameError_(name, "given more than once")
         parts = split_name(name)
+        if max_depth is not None and len(parts) > max_depth:
+            raise TooDeep(name, max_depth)
         node = root
         for depth, part in enumerate(parts[:-1]):
             key = key_of(part)
@@ -100,18 +113,21 @@ def unflatten(pairs: Iterable[tuple[str, list[str]]]) -> dict[str, Any]:
     return root
 
 
+def child_name(prefix: str, key: str) -> str:
+    """The dotted name of member `key` of the group `prefix` (`[key]` for keys with dots)."""
+    if not prefix:
+        return key
+    if "." in key or "[" in key or key.isdigit():
+        return f"{prefix}[{key}]"
+    return f"{prefix}.{key}"
+
+
 def flatten(data: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
-    """Nested data -> (dotted name, scalar). Lists get [i]; keys with dots get [key]."""
+    """Nested data -> (dotted name, scalar). Lists get [i]; keys with dots get [key]. Recursive:
+    for data whose depth the parsers have bounded."""
     if isinstance(data, Mapping):
         for key, value in data.items():
-            key = str(key)
-            if not prefix:
-                name = key
-            elif "." in key or "[" in key or key.isdigit():
-                name = f"{prefix}[{key}]"
-            else:
-                name = f"{prefix}.{key}"
-            yield from flatten(value, name)
+            yield from flatten(value, child_name(prefix, str(key)))
     elif isinstance(data, list | tuple):
         for index, value in enumerate(data):
             yield from flatten(value, f"{prefix}[{index}]")

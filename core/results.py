@@ -134,8 +134,8 @@ REQUEST_SUCCEEDED = _core(
 # --- request and parameter format --------------------------------------------------------------
 INVALID_REQUEST = _core(
     "200.100.101",
-    "invalid request message: the body, method or media type is not accepted",
-    http="400/405/415",
+    "invalid request message: the body, method, media type or size is not accepted",
+    http="400/405/413/415",
     returned_by="any endpoint",
 )
 INVALID_PARAMETER = _core(

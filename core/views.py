@@ -1,4 +1,4 @@
-"""Health check and JSON error pages for paths outside DRF."""
+"""The home page, the health check and the JSON error pages for paths outside DRF."""
 
 import logging
 import time
@@ -6,7 +6,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework.exceptions import MethodNotAllowed
 
 from . import results
 from .context import get_ndc
@@ -58,12 +61,36 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(body, status=200 if database["status"] == "up" else 503)
 
 
+def home(request: HttpRequest) -> HttpResponse:
+    """`/`: where to go from here (the API docs and schema, the admin, the merchant portal)."""
+    return render(request, "home.html")
+
+
 def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     return _answer(Http404(), request)
 
 
+@csrf_exempt  # any method: a POST to an unknown API path is a 404, not a CSRF failure
+def unknown_api_path(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Every path under an API prefix that no view takes: the envelope's 404 (700.100.199), in
+    DEBUG too, where Django would show its page of every URL pattern."""
+    return _answer(Http404(), request)
+
+
+def method_not_allowed(request: HttpRequest, allowed: str) -> JsonResponse:
+    """The envelope's 405 (200.100.101) with the `Allow` header."""
+    response = _answer(MethodNotAllowed(request.method or ""), request)
+    response["Allow"] = allowed
+    return response
+
+
 def server_error(request: HttpRequest) -> JsonResponse:
     return JsonResponse(envelope(results.UNEXPECTED_ERROR), status=500)
+
+
+def error_page(exc: Exception, request: HttpRequest) -> JsonResponse:
+    """The envelope for `exc` outside DRF (middleware refusals)."""
+    return _answer(exc, request)
 
 
 def _answer(exc: Exception, request: HttpRequest) -> JsonResponse:

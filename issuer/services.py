@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from core import results as core_results
+from core.converters import is_hex_id
 from core.errors import ApplicationError, Conflict, NotFound
 
 from . import results
@@ -116,6 +117,8 @@ def oob_get_for_client(
 def oob_for_link(*, authentication_id: str, link_token: str) -> OOBAuthentication | None:
     """The authentication a cardholder link names, or None when the id or the token is wrong
     (both answer the same, so a link cannot be used to learn which ids exist)."""
+    if not is_hex_id(authentication_id):  # cannot exist; and NUL would fail PostgreSQL's look-up
+        return None
     auth = OOBAuthentication.objects.filter(pk=authentication_id).first()
     if auth is None or not constant_time_compare(
         auth.link_token_hash, _hash(f"oob-link:{auth.pk}", link_token)

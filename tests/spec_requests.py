@@ -31,3 +31,20 @@ def field_cases(table: Table, *, skip: set[str] = frozenset()) -> Iterator[tuple
 
 def mandatory_fields(table: Table, *, skip: set[str] = frozenset()) -> list[F]:  # type: ignore[assignment]
     return [f for f in table if f.mandatory and f.name not in COMMON_NAMES | skip]
+
+
+def project_tables() -> list[Table]:
+    """Every Table a module of the project's apps holds (the URL conf imports them all)."""
+    import importlib
+    import sys
+
+    importlib.import_module("config.urls")
+    importlib.import_module("issuer.operations.authentication")
+    apps = ("core.", "merchants.", "terminals.", "payments.", "issuer.")
+    return [
+        value
+        for name, module in list(sys.modules.items())
+        if name.startswith(apps)
+        for value in vars(module).values()
+        if isinstance(value, Table)
+    ]

@@ -6,7 +6,7 @@ answer, and a valid and some invalid examples, so the tests of every field's for
 generated from the same tables that validate requests and render answers.
 """
 
-from .base import FieldType
+from .base import CONTROL_CHARACTERS, FieldType
 from .codes import Country, Currency, CurrencyNumeric
 from .dates import Date, Timestamp, UtcTimestamp
 from .numbers import UN, Amount, Decimal_, N, Percent, Rate
@@ -15,6 +15,7 @@ from .web import Email, IPAddress, LocalUrl, Url
 
 __all__ = [
     "AN",
+    "CONTROL_CHARACTERS",
     "UN",
     "A",
     "Amount",

@@ -4,7 +4,10 @@ and give a valid and some invalid examples (the generated format tests use them)
 import re
 from typing import Any
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Every control character (C0 with tab, CR and LF, DEL, C1 with NEL) and the Unicode line and
+# paragraph separators: every text the API takes is a single line (it reaches statement and
+# clearing files, where a line break starts a record), and none belongs in an identifier.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class FieldType:
@@ -26,6 +29,9 @@ class FieldType:
 
     def error(self) -> ValueError:
         return ValueError(f"must be {self.describe()}")
+
+    def control_error(self) -> ValueError:
+        return ValueError(f"must not contain control characters or line breaks ({self.describe()})")
 
 
 def _length(min_len: int, max_len: int, unit: str) -> str:

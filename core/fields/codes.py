@@ -1,8 +1,11 @@
-"""ISO codes from pycountry: countries (3166-1 alpha-2), currencies (4217 alpha and numeric)."""
+"""ISO codes from pycountry: countries (3166-1 alpha-2), currencies (4217 alpha and numeric);
+a currency's minor units (the ISO 4217 exponent) from the iso4217 package, which ships ISO's own
+published list (pycountry has no minor units)."""
 
 import re
 from dataclasses import dataclass
 
+import iso4217
 import pycountry
 
 from .base import FieldType
@@ -54,7 +57,7 @@ class CurrencyNumeric(FieldType):
     """ISO 4217 numeric code: three digits naming a currency (from pycountry)."""
 
     def parse(self, text: str) -> str:
-        if not re.fullmatch(r"\d{3}", text) or pycountry.currencies.get(numeric=text) is None:
+        if not re.fullmatch(r"[0-9]{3}", text) or pycountry.currencies.get(numeric=text) is None:
             raise self.error()
         return text
 
@@ -66,3 +69,13 @@ class CurrencyNumeric(FieldType):
 
     def invalid(self) -> list[str]:
         return ["EUR", "97", "9780", "000"]
+
+
+def minor_units(code: str) -> int | None:
+    """The ISO 4217 exponent of a currency (JPY 0, EUR 2, BHD 3), or None when ISO defines none
+    (XAU, XDR, XXX, ...) or the code is not a currency."""
+    try:
+        exponent = iso4217.Currency(code).exponent
+    except ValueError:
+        return None
+    return None if exponent is None else int(exponent)

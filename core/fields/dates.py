@@ -7,7 +7,11 @@ from datetime import UTC, date, datetime
 from .base import FieldType
 
 _DATE_FORMATS = {"yyyy-MM-dd": "%Y-%m-%d", "YYYYMMDD": "%Y%m%d", "ccyymmdd": "%Y%m%d"}
-_DATE_SHAPES = {"yyyy-MM-dd": r"\d{4}-\d{2}-\d{2}", "YYYYMMDD": r"\d{8}", "ccyymmdd": r"\d{8}"}
+_DATE_SHAPES = {
+    "yyyy-MM-dd": r"[0-9]{4}-[0-9]{2}-[0-9]{2}",
+    "YYYYMMDD": r"[0-9]{8}",
+    "ccyymmdd": r"[0-9]{8}",
+}
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ class Date(FieldType):
         ]
 
 
-_TIMESTAMP_FORMATS = {"YYYYMMDDHHMM": ("%Y%m%d%H%M", r"\d{12}")}
+_TIMESTAMP_FORMATS = {"YYYYMMDDHHMM": ("%Y%m%d%H%M", r"[0-9]{12}")}
 
 
 @dataclass(frozen=True)

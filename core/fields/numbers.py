@@ -49,8 +49,8 @@ class Decimal_(FieldType):
 
     @property
     def _regex(self) -> str:
-        frac = f"\\.\\d{{{self.places}}}" if self.exact else f"(\\.\\d{{1,{self.places}}})?"
-        return f"\\d{{1,{self.int_digits}}}{frac}"
+        frac = f"\\.[0-9]{{{self.places}}}" if self.exact else f"(\\.[0-9]{{1,{self.places}}})?"
+        return f"[0-9]{{1,{self.int_digits}}}{frac}"
 
     def parse(self, text: str) -> Decimal:
         if not re.fullmatch(self._regex, text):
@@ -95,7 +95,7 @@ class Percent(FieldType):
     places: int = 2
 
     def parse(self, text: str) -> Decimal:
-        if not re.fullmatch(rf"\d{{1,3}}(?:\.\d{{1,{self.places}}})?", text):
+        if not re.fullmatch(rf"[0-9]{{1,3}}(?:\.[0-9]{{1,{self.places}}})?", text):
             raise self.error()
         value = Decimal(text)
         if value > 100:

@@ -6,7 +6,7 @@ import binascii
 import re
 from dataclasses import dataclass, field
 
-from .base import _CONTROL, FieldType, _length
+from .base import CONTROL_CHARACTERS, FieldType, _length
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,9 @@ class AN(FieldType):
     example: str = ""
 
     def parse(self, text: str) -> str:
-        if not self.min <= len(text) <= self.max or _CONTROL.search(text):
+        if CONTROL_CHARACTERS.search(text):
+            raise self.error()
+        if not self.min <= len(text) <= self.max:
             raise self.error()
         if self.pattern and not re.fullmatch(self.pattern, text):
             raise self.error()
@@ -123,7 +125,9 @@ class Truncated(FieldType):
     example: str = ""
 
     def parse(self, text: str) -> str:
-        if len(text) < self.min or _CONTROL.search(text):
+        if CONTROL_CHARACTERS.search(text):
+            raise self.error()
+        if len(text) < self.min:
             raise self.error()
         return text[: self.max]
 

@@ -3,14 +3,16 @@
 import ipaddress
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
-from .base import _CONTROL, FieldType
+from .base import CONTROL_CHARACTERS, FieldType
 
 _EMAIL_LOCAL = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _TLD = r"(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})"
 _HOSTNAME = re.compile(rf"(?:{_LABEL}\.)+{_TLD}")
+# A host (name, IPv4, or [IPv6]) and an optional port of ASCII digits.
+_PORT = re.compile(r"(?:\[[^\]]*\]|[^:\[\]]*)(?::[0-9]*)?")
 
 
 def _ascii_host(host: str) -> str | None:
@@ -68,6 +70,8 @@ class IPAddress(FieldType):
     max: int = 255
 
     def parse(self, text: str) -> str:
+        if CONTROL_CHARACTERS.search(text):  # an IPv6 scope id may hold anything else
+            raise self.error()
         if len(text) > self.max:
             raise self.error()
         try:
@@ -95,13 +99,11 @@ class Url(FieldType):
     schemes: tuple[str, ...] = ("http", "https")
 
     def parse(self, text: str) -> str:
-        if len(text) > self.max or re.search(r"\s", text) or _CONTROL.search(text):
+        if len(text) > self.max or re.search(r"\s", text) or CONTROL_CHARACTERS.search(text):
             raise self.error()
-        try:
-            parts = urlsplit(text)
-            parts.port  # noqa: B018 - raises ValueError on a bad port
-        except ValueError:
-            raise self.error() from None
+        parts = _split(text)
+        if parts is None:
+            raise self.error()
         host = parts.hostname or ""
         if parts.scheme.lower() not in self.schemes or not host:
             raise self.error()
@@ -124,6 +126,18 @@ class Url(FieldType):
             "https://shop.example.com:99999/",
             "https://" + "a" * self.max + ".com/",
         ]
+
+
+def _split(text: str) -> SplitResult | None:
+    """The URL's parts, or None when its port is not a number of ASCII digits."""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return None
+    if not _PORT.fullmatch(parts.netloc.rpartition("@")[2]):  # int() takes any script's digits
+        return None
+    return parts
 
 
 def _is_ip(host: str) -> bool:
@@ -149,12 +163,10 @@ class LocalUrl(Url):
         return text
 
     def _is_localhost(self, text: str) -> bool:
-        if len(text) > self.max or re.search(r"\s", text) or _CONTROL.search(text):
+        if len(text) > self.max or re.search(r"\s", text) or CONTROL_CHARACTERS.search(text):
             return False
-        try:
-            parts = urlsplit(text)
-            parts.port  # noqa: B018 - raises ValueError on a bad port
-        except ValueError:
+        parts = _split(text)
+        if parts is None:
             return False
         return parts.scheme.lower() in self.schemes and (parts.hostname or "") == "localhost"
 

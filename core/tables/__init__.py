@@ -1,6 +1,6 @@
 """Field tables: rows that validate requests, render answers and document both (OpenAPI)."""
 
-from .rules import given, only_with, required_with_group, requires, together
+from .rules import fits_currency, given, only_with, required_with_group, requires, together
 from .table import CONDITIONAL, MANDATORY, OPTIONAL, F, Rule, Table, model_values
 
 __all__ = [
@@ -10,6 +10,7 @@ __all__ = [
     "F",
     "Rule",
     "Table",
+    "fits_currency",
     "given",
     "model_values",
     "only_with",

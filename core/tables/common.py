@@ -18,5 +18,10 @@ MERCHANT_TRANSACTION_ID_OPTIONAL = F(
     MERCHANT_TRANSACTION_ID.name, MERCHANT_TRANSACTION_ID.type, OPTIONAL
 )
 
+# pos.terminalId: acquirer-assigned, 1 to 8 letters, digits, underscore (spec "Terminal (POS)").
+TERMINAL_ID_TYPE = AN(
+    8, pattern=r"[A-Za-z0-9_]+", what="letters, digits, underscore", example="T0000001"
+)
+
 COMMON = [ENTITY_ID, ENTITY_TYPE, MERCHANT_TRANSACTION_ID]
 COMMON_INQUIRY = [ENTITY_ID, ENTITY_TYPE, MERCHANT_TRANSACTION_ID_OPTIONAL]

@@ -7,8 +7,10 @@ a function and uses `given`.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
+from ..fields.codes import minor_units
 from .table import Rule
 
 
@@ -64,4 +66,29 @@ def only_with(anchor: str, dependants: Sequence[str]) -> Rule:
     return rule
 
 
-__all__ = ["given", "only_with", "required_with_group", "requires", "together"]
+def fits_currency(amount: str, currency: str) -> Rule:
+    """The amount `amount` has no fraction the currency `currency` cannot hold: its decimals
+    beyond the currency's ISO 4217 exponent are 0 (`100.00` JPY, never `100.50` JPY). A
+    currency for which ISO 4217 defines no minor unit (gold, SDR, XXX) carries no amount."""
+
+    def rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
+        value, code = flat.get(amount), flat.get(currency)
+        if not isinstance(value, Decimal) or not given(flat, currency):
+            return
+        exponent = minor_units(str(code))
+        if exponent is None:
+            yield amount, f"cannot be given in {code}: ISO 4217 defines no minor unit for it"
+            return
+        fitting = value.quantize(Decimal(1).scaleb(-exponent), rounding=ROUND_DOWN)
+        if value != fitting:
+            shown = "no minor unit" if exponent == 0 else f"{exponent} decimals"
+            yield (
+                amount,
+                f"has a fraction {code} does not have: {code} has {shown} (ISO 4217 exponent "
+                f"{exponent}), so the decimals beyond it must be 0 (e.g. {fitting:.2f})",
+            )
+
+    return rule
+
+
+__all__ = ["fits_currency", "given", "only_with", "required_with_group", "requires", "together"]

@@ -21,7 +21,7 @@ class CardReference(FieldType):
 
     def parse(self, text: str) -> str:
         compact = re.sub(r"[ -]", "", text)
-        for digits in re.findall(r"\d{12,}", compact):
+        for digits in re.findall(r"[0-9]{12,}", compact):
             if 12 <= len(digits) <= 19 and luhn.is_valid(digits):
                 raise ValueError(
                     "must be a card token or a masked reference, never a card number (PAN): "

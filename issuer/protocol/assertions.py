@@ -35,6 +35,8 @@ from django.utils import timezone
 from jwcrypto.common import JWException, base64url_decode
 from jwcrypto.jwa import JWA
 
+from core.fields import CONTROL_CHARACTERS
+
 from ..models import RequestorProfile, UsedAssertion
 from . import requestors
 
@@ -203,6 +205,8 @@ def _check_claims(
         raise OAuthError(
             "invalid_grant", f"client_assertion jti must be a string of 1 to {MAX_JTI_LENGTH}"
         )
+    if CONTROL_CHARACTERS.search(jti):  # it is stored (UsedAssertion); PostgreSQL refuses NUL
+        raise OAuthError("invalid_grant", "client_assertion jti contains control characters")
     exp, iat = _number(claims, "exp"), _number(claims, "iat")
     skew = settings.ISSUER_CLOCK_SKEW_SECONDS
     lifetime = settings.ISSUER_MAX_ASSERTION_LIFETIME_SECONDS

@@ -25,6 +25,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider.models import AccessToken, Application
 
+from core.fields import CONTROL_CHARACTERS
+
 from . import access_tokens, keys, requestors
 from .assertions import ASSERTION_TYPE, OAuthError, assertion_consume, assertion_verify
 
@@ -92,6 +94,9 @@ def token_request_parse(request: HttpRequest) -> TokenRequest:
         fields.setdefault(name, []).append(value)
     client_ids = fields.get("client_id", [])
     client_id = client_ids[0][:100] if len(client_ids) == 1 else ""
+    if CONTROL_CHARACTERS.search(client_id):
+        # Before anything looks it up (PostgreSQL refuses NUL in text) or logs it.
+        raise OAuthError("invalid_request", "client_id contains control characters")
 
     def refuse(error: str, description: str) -> OAuthError:
         return OAuthError(error, description, client_id=client_id)

@@ -18,7 +18,7 @@ from ..models import SecurityStatus, ThreeDSDeleteReason, ThreeDSStatus
 M, OPT, C = MANDATORY, OPTIONAL, CONDITIONAL
 
 # Place names: letters (any script), digits, and the space, hyphen, apostrophe and dot they carry.
-PLACE = r"[\w .,'\-/]+"
+PLACE = r"(?:[^\W\d_]|[0-9 .,'\-/])+"
 
 MERCHANT_ID = F(
     "merchant.id", N(15), M, attr="merchant_id", meaning="acquirer-assigned merchant id"
@@ -51,13 +51,13 @@ MERCHANT_FIELDS = [
     ),
     F(
         "merchant.mmcc",
-        AN(4, min=4, pattern=r"\d{4}", what="4 digits", example="5411"),
+        AN(4, min=4, pattern=r"[0-9]{4}", what="4 digits", example="5411"),
         M,
         meaning="MCC for the first card network",
     ),
     F(
         "merchant.vmcc",
-        AN(4, min=4, pattern=r"\d{4}", what="4 digits", example="5411"),
+        AN(4, min=4, pattern=r"[0-9]{4}", what="4 digits", example="5411"),
         M,
         meaning="MCC for the second card network",
     ),

@@ -32,6 +32,7 @@ from .commands import (
     threeds_from,
 )
 from .tables import PAYMENT, PAYMENT_INQUIRY
+from .tables.payment import TRANSACTION_ID
 
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
 
@@ -56,6 +57,15 @@ def caller_for(principal: Principal, flat: dict[str, Any], base_url: str = "") -
             ]
         )
     return Caller(principal.entity, principal.entity_type, merchant, terminal, base_url)
+
+
+def checked_path_id(payment_id: str) -> str:
+    """The payment id of the path, checked before anything looks it up (a NUL byte in it
+    answered 500 on PostgreSQL); 400 naming `id` when it cannot be a payment id."""
+    try:
+        return str(TRANSACTION_ID.parse(payment_id))
+    except ValueError as exc:
+        raise ParameterError([("id", payment_id, f"(the payment id in the path) {exc}")]) from None
 
 
 def submit(kind: str, flat: dict[str, Any], common: dict[str, Any], original: str) -> Any:
@@ -94,7 +104,15 @@ class PaymentsView(SpecView):
     operation = "payments.submit"
     entity_types = ANYONE
 
+    def allows(self, method: str, **kwargs: Any) -> bool:
+        """GET is the inquiry of one payment: /payments/{id} only."""
+        if method.upper() == "GET" and not kwargs.get("payment_id"):
+            return False
+        return super().allows(method, **kwargs)
+
     def post(self, request: Request, payment_id: str | None = None, **kwargs: Any) -> Response:
+        if payment_id is not None:
+            payment_id = checked_path_id(payment_id)
         data = request.data if isinstance(request.data, dict) else {}
         self.data = data
         return self.answer(request, data, payment_id=payment_id)
@@ -157,8 +175,9 @@ class PaymentsView(SpecView):
         return payment_id or given
 
     def get(self, request: Request, payment_id: str | None = None) -> Response:
-        if payment_id is None:
+        if payment_id is None:  # refused by `allows` before authentication
             return self.http_method_not_allowed(request)
+        payment_id = checked_path_id(payment_id)
         flat = PAYMENT_INQUIRY.validate(nest_query(request.query_params))
         principal: Principal = request.user  # type: ignore[assignment]
         payment = selectors.payment_get(

@@ -173,6 +173,7 @@ def reserve(payment: Payment, original: Payment) -> None:
 def settle(payment: Payment, locked: dict[str, Payment], answer: NetworkAnswer) -> None:
     """Under the finalize locks: release the reservation and, when the network approved, move
     the amount to the running totals."""
+    assert payment.referenced_id is not None
     original = locked[payment.referenced_id]
     amount = payment.amount or ZERO
     for row, column in _touched(payment, original):

@@ -6,11 +6,11 @@ Every row is Optional or Conditional, so a payment without 3-D Secure is unaffec
 What 3-D Secure needs is said in two places:
 
 - `THREEDS_RULES` hold for every payment: threeDSecure.amount and threeDSecure.currency go
-  together, and the pre-authenticated group (indicator=third) is complete, successful, and not
-  sent without indicator=third. With indicator=third the browser data, shopperResultUrl,
-  threeDSecure.challengeIndicator, amount and currency are accepted and ignored: no
-  authentication of ours runs, and refusing them would break shops that send the same browser
-  block on every payment.
+  together (and the amount fits the currency's minor units), and the pre-authenticated group
+  (indicator=third) is complete, successful, and not sent without indicator=third. With
+  indicator=third the browser data, shopperResultUrl, threeDSecure.challengeIndicator, amount
+  and currency are accepted and ignored: no authentication of ours runs, and refusing them
+  would break shops that send the same browser block on every payment.
 - `threeds_v2_problems` (payments/threeds/v2.py) holds for a payment that goes through our
   3-D Secure 2 flow (the caller decides when, and knows the card's protocol version): the
   browser data, the shopper's addresses and contact data with the tighter 3-D Secure lengths
@@ -42,7 +42,7 @@ from core.fields import (
     Truncated,
     UtcTimestamp,
 )
-from core.tables import CONDITIONAL, OPTIONAL, F, Rule, Table, given, together
+from core.tables import CONDITIONAL, OPTIONAL, F, Rule, Table, fits_currency, given, together
 
 OPT, C = OPTIONAL, CONDITIONAL
 
@@ -96,7 +96,7 @@ BROWSER_FIELDS = [
     ),
     F(
         f"{BROWSER}.timezone",
-        AN(5, pattern=r"-?\d+", what="minutes, an optional minus then digits", example="-60"),
+        AN(5, pattern=r"-?[0-9]+", what="minutes, an optional minus then digits", example="-60"),
         C,
         meaning="minutes between UTC and browser local time, positive if local time is behind "
         "UTC; mandatory for 3DS v2 when javascriptEnabled is true",
@@ -358,6 +358,10 @@ def pre_authenticated_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
                 yield name, "requires threeDSecure.indicator=third"
 
 
-THREEDS_RULES: list[Rule] = [threeds_amount_rule, pre_authenticated_rule]
+THREEDS_RULES: list[Rule] = [
+    threeds_amount_rule,
+    fits_currency("threeDSecure.amount", "threeDSecure.currency"),
+    pre_authenticated_rule,
+]
 
 THREEDS_GROUP = Table(THREEDS_FIELDS, rules=THREEDS_RULES)

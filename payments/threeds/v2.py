@@ -52,7 +52,7 @@ V2_LENGTHS: dict[str, tuple[int, int]] = {
 SUBDIVISION = re.compile(r"[A-Za-z0-9]{1,3}")
 V2_STATES = ("billing.state", "shipping.state")
 # +ccc-nnnnnnnnn: + optional, a country code of up to 3 digits, a hyphen, up to 15 digits.
-V2_PHONE = re.compile(r"\+?\d{1,3}-\d{1,15}")
+V2_PHONE = re.compile(r"\+?[0-9]{1,3}-[0-9]{1,15}")
 V2_PHONES = ("customer.phone", "customer.workPhone", "customer.mobile")
 
 
@@ -60,7 +60,7 @@ def threeds_v2_problems(flat: Mapping[str, Any], *, version: str) -> list[tuple[
     """What a payment lacks, or sends too long, for a 3-D Secure 2 authentication of protocol
     `version` ("2.1.0", "2.2.0"; later 2.x versions follow 2.2's rules). `flat` holds the parsed
     values of Table.validate. Returns (dotted name, message) pairs, empty when all is well."""
-    if not re.fullmatch(r"2\.\d+\.\d+", version):
+    if not re.fullmatch(r"2\.[0-9]+\.[0-9]+", version):
         raise ValueError(f"not a 3-D Secure 2 protocol version: {version!r}")
     v21 = version.startswith("2.1.")
     problems: list[tuple[str, str]] = []

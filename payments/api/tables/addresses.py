@@ -90,7 +90,7 @@ ORDER = [
     F("order.returnAccepted", BOOLEAN, OPT),
     F(
         "order.totalOffersCount",
-        AN(3, min=2, pattern=r"\d{2}", what="a count 00 to 99", example="01"),
+        AN(3, min=2, pattern=r"[0-9]{2}", what="a count 00 to 99", example="01"),
         OPT,
     ),
 ]

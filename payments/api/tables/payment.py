@@ -4,6 +4,8 @@ rows, each group with its own rules.
 Which fields a payment type needs is a rule over the flat values (`type_rules`): card data for
 PA, DB, CD and CV; amount and currency for money movements; originalTransactionId for the
 referenced types, which must not carry card data; transactionSource (one of five) on RV.
+`amount_rules`: an amount that moves money is more than 0.00 (a CV may carry 0.00, a zero-amount
+account verification, or no amount), and amount and taxAmount fit the currency's minor units.
 """
 
 from collections.abc import Iterable
@@ -12,7 +14,7 @@ from typing import Any
 from stdnum import luhn
 
 from core.fields import AN, Amount, Choice, Currency, N
-from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given
+from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, fits_currency, given
 from core.tables.common import ENTITY_ID, ENTITY_TYPE
 
 from ...cards import BRANDS, detect_brand
@@ -25,7 +27,7 @@ from .parties import CUSTOMER_GROUP, MERCHANT_OVERRIDE_GROUP, RISK_GROUP
 
 M, OPT, C = MANDATORY, OPTIONAL, CONDITIONAL
 
-CARD_NUMBER = AN(19, min=12, pattern=r"\d+", what="12 to 19 digits", example="4200000000000000")
+CARD_NUMBER = AN(19, min=12, pattern=r"[0-9]+", what="12 to 19 digits", example="4200000000000000")
 MTID = AN(
     32,
     min=32,
@@ -55,12 +57,12 @@ PAYMENT_FIELDS = [
     F("card.expiryMonth", AN(2, min=2, pattern=r"0[1-9]|1[0-2]", what="01 to 12", example="12"), C),
     F(
         "card.expiryYear",
-        AN(4, min=4, pattern=r"(19|20)\d\d", what="19xx or 20xx", example="2030"),
+        AN(4, min=4, pattern=r"(19|20)[0-9][0-9]", what="19xx or 20xx", example="2030"),
         C,
     ),
     F(
         "card.cvv",
-        AN(4, min=3, pattern=r"\d{3,4}", what="3 or 4 digits", example="123"),
+        AN(4, min=3, pattern=r"[0-9]{3,4}", what="3 or 4 digits", example="123"),
         C,
         secret=True,
     ),
@@ -129,6 +131,22 @@ def type_rules(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
         yield "validityPeriod", "applies to paymentType PA only"
 
 
+def positive_amount_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
+    """DB, PA, CD, CP, RF, PR and a reversal with an amount move money: 0.00 moves none."""
+    kind = flat.get("paymentType")
+    if kind == PaymentType.CV or not given(flat, "amount"):
+        return
+    if flat["amount"] == 0:
+        yield "amount", f"must be greater than 0.00 for paymentType {kind}"
+
+
+amount_rules = [
+    positive_amount_rule,
+    fits_currency("amount", "currency"),
+    fits_currency("taxAmount", "currency"),
+]
+
+
 def brand_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
     number, brand = flat.get("card.number"), flat.get("paymentBrand")
     if number and not brand and not detect_brand(number):
@@ -150,7 +168,9 @@ GROUPS = (
     + CUSTOM_PARAMETERS_GROUP
 )
 
-PAYMENT = Table(PAYMENT_FIELDS, rules=[type_rules, brand_rule]) + GROUPS + THREEDS_GROUP
+PAYMENT = (
+    Table(PAYMENT_FIELDS, rules=[type_rules, *amount_rules, brand_rule]) + GROUPS + THREEDS_GROUP
+)
 
 PAYMENT_INQUIRY = Table(
     [
