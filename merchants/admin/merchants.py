@@ -9,7 +9,7 @@ after they are issued, and never again.
 
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse
@@ -317,30 +317,35 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
 
     @admin.action(description="Make 3-D Secure mandatory", permissions=["change"])
     def threeds_make_mandatory(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
-        for merchant in queryset:
-            services.merchant_set_threeds_mode(merchant=merchant, mode=ThreeDSMode.MANDATORY)
-        messages.success(
-            request, f"3-D Secure is now mandatory for {queryset.count()} merchant(s)."
+        self._each(
+            request, queryset, services.merchant_set_threeds_mode, mode=ThreeDSMode.MANDATORY
         )
 
     @admin.action(description="Make 3-D Secure optional", permissions=["change"])
     def threeds_make_optional(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
-        for merchant in queryset:
-            services.merchant_set_threeds_mode(merchant=merchant, mode=ThreeDSMode.OPTIONAL)
-        messages.success(request, f"3-D Secure is now optional for {queryset.count()} merchant(s).")
+        self._each(request, queryset, services.merchant_set_threeds_mode, mode=ThreeDSMode.OPTIONAL)
 
     @admin.action(description="Connector test mode: on (000.100.112)", permissions=["change"])
     def test_mode_on(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
-        for merchant in queryset:
-            services.merchant_set_test_mode(merchant=merchant, test_mode=True)
-        messages.success(
-            request,
-            f"{queryset.count()} merchant(s) in connector test mode: approvals answer "
-            "000.100.112 and stay out of production settlement.",
-        )
+        self._each(request, queryset, services.merchant_set_test_mode, test_mode=True)
 
     @admin.action(description="Connector test mode: off", permissions=["change"])
     def test_mode_off(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
-        for merchant in queryset:
-            services.merchant_set_test_mode(merchant=merchant, test_mode=False)
-        messages.success(request, f"{queryset.count()} merchant(s) out of connector test mode.")
+        self._each(request, queryset, services.merchant_set_test_mode, test_mode=False)
+
+    def _each(
+        self, request: HttpRequest, queryset: QuerySet[Merchant], service: Any, **change: Any
+    ) -> None:
+        """One setting for each merchant, through its service; one message naming them."""
+        ((name, value),) = change.items()
+        shown = getattr(value, "label", value)
+        each_through_service(
+            request,
+            queryset,
+            lambda merchant: service(merchant=merchant, **change),
+            name=lambda merchant: merchant.merchant_id,
+            done=lambda ids: (
+                f"{name.replace('_', ' ')} set to {shown} for {len(ids)} "
+                f"merchant(s): {', '.join(ids)}."
+            ),
+        )
