@@ -1,0 +1,31 @@
+"""The home page `/` in a real browser: it links the docs, the schema, the admin and the portal,
+loads nothing from outside the platform, and each link it offers (but the portal, still to come)
+opens."""
+
+import pytest
+
+from tests.browser.conftest import Tab, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_home_page_links_what_a_newcomer_needs(live_server, tab: Tab):
+    response = tab.page.goto(live_server.url + "/")
+    assert response is not None and response.status == 200
+    links = {a.inner_text().strip(): a.get_attribute("href") for a in tab.page.locator("a").all()}
+    assert links == {
+        "API documentation": "/api/docs/",
+        "API schema": "/api/schema/",
+        "Admin": "/admin/",
+        "Merchant portal": "/portal/",
+    }
+    assert all(r.url.startswith(live_server.url) for r in tab.requests)  # nothing from a CDN
+    assert tab.page_errors == []
+    screenshot(tab, "home.png")
+
+    tab.page.click("text=API documentation")
+    tab.page.wait_for_selector(".swagger-ui")  # served from the platform (sidecar), no CDN
+    assert tab.page.url == live_server.url + "/api/docs/"
+    tab.page.goto(live_server.url + "/")
+    tab.page.click("text=Admin")
+    assert "/admin/login/" in tab.page.url
