@@ -53,23 +53,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-BENCH_DIR = Path(__file__).resolve().parent
-ROOT = BENCH_DIR.parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+# Run as a script, bench/ is first on sys.path and "payments" would name the bench script, not
+# the Django app: the project root goes first instead.
+_BENCH = Path(__file__).resolve().parent
+sys.path[:] = [str(_BENCH.parent), *(p for p in sys.path if Path(p or ".").resolve() != _BENCH)]
 
-from bench._server import (  # noqa: E402 - after the sys.path fix above
-    RESULTS_DIR,
-    free_port,
-    start_gunicorn,
-    stop_process,
-    use_bench_keys,
-    wait_healthy,
-)
+from bench import _load, _server  # noqa: E402 - after the sys.path fix above
 from bench.payments import (  # noqa: E402
     HEALTH_TIMEOUT_S,
-    REQUEST_TIMEOUT_S,
     cpu_snapshot,
     cpu_usage,
     ensure_database,
@@ -78,8 +69,8 @@ from bench.payments import (  # noqa: E402
 )
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cardplatform_bench_issuer"
-KEYS_DIR = RESULTS_DIR / "issuer-keys"
-REQUESTOR_FILE = RESULTS_DIR / "issuer-requestor-private.json"
+KEYS_DIR = _server.RESULTS_DIR / "issuer-keys"
+REQUESTOR_FILE = _server.RESULTS_DIR / "issuer-requestor-private.json"
 CLIENT_ID = "bench-client"
 SCOPES = "START_OOB CHECK_OOB OTP"
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -88,7 +79,6 @@ TARGETS: dict[str, dict[str, Any]] = {
     "token": {"throughput_per_s": 2000, "p99_ms": 10},
     "api": {"throughput_per_s": 1500, "p99_ms": None},
 }
-MAX_ERROR_SAMPLES = 10
 REQUEST_POOL = 64  # distinct request JWEs reused round robin in api mode
 
 
@@ -102,7 +92,7 @@ def django_setup(database_url: str, port: int) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DJANGO_DEBUG"] = "false"
     os.environ["LOG_LEVEL"] = "WARNING"
-    use_bench_keys()
+    _server.use_bench_keys()
     import django
 
     django.setup()
@@ -121,7 +111,7 @@ def migrate_and_seed() -> dict[str, Any]:
 
     call_command("migrate", interactive=False, verbosity=0)
     call_command("issuer_keys", "generate", stdout=StringIO())
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    _server.RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     if not REQUESTOR_FILE.exists():
         REQUESTOR_FILE.write_text(json.dumps(generate_keys(rsa_bits=3072)))
         REQUESTOR_FILE.chmod(0o600)
@@ -184,12 +174,12 @@ def api_bodies(seed: dict[str, Any], port: int) -> list[str]:
 # --- load clients -------------------------------------------------------------------------------
 
 
-class Loader:
-    """One client thread: posts its bodies in turn over http.client (gunicorn's sync workers
-    close every connection after the answer; the client reconnects as needed)."""
+class Loader(_load.KeepAliveClient):
+    """One client thread: posts its bodies in turn."""
 
     def __init__(self, mode: str, port: int, bodies: list[str], seed: dict[str, Any], **kw: Any):
-        self.mode, self.port, self.bodies = mode, port, bodies
+        super().__init__(port)
+        self.mode, self.bodies = mode, bodies
         self.verify_every = kw.get("verify_every", 20)
         self.token = kw.get("token", "")
         self.rsa = None
@@ -197,42 +187,9 @@ class Loader:
             from issuer.protocol.client import split_keys
 
             self.rsa = split_keys(seed["private_jwks"])[1]
-        self.conn: http.client.HTTPConnection | None = None
         self.lat: list[float] = []
-        self.errors = 0
-        self.error_samples: list[str] = []
-        self.connects = 0
         self.verified = 0
         self.exhausted = False
-
-    def _post(self, path: str, body: str, headers: dict[str, str]) -> tuple[int, str, bytes]:
-        for attempt in range(2):
-            if self.conn is None or self.conn.sock is None:
-                if self.conn is not None:
-                    self.conn.close()
-                self.conn = http.client.HTTPConnection(
-                    "127.0.0.1", self.port, timeout=REQUEST_TIMEOUT_S
-                )
-                self.conn.connect()
-                self.connects += 1
-            try:
-                self.conn.request("POST", path, body=body, headers=headers)
-                response = self.conn.getresponse()
-                data = response.read()
-                if response.will_close:
-                    self.conn.close()
-                return response.status, response.getheader("Content-Type", ""), data
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-                self.conn.close()
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
-
-    def _error(self, record: bool, message: str) -> None:
-        if record:
-            self.errors += 1
-        if len(self.error_samples) < MAX_ERROR_SAMPLES:
-            self.error_samples.append(message)
 
     def one(self, body: str, record: bool, count: int) -> None:
         if self.mode == "token":
@@ -243,20 +200,20 @@ class Loader:
             headers = {"Content-Type": "application/jose", "Authorization": f"Bearer {self.token}"}
         started = time.perf_counter()
         try:
-            status, media, data = self._post(path, body, headers)
+            status, media, data = self.post(path, body, headers)
         except (OSError, http.client.HTTPException) as exc:
-            self._error(record, repr(exc))
+            self.error(record, repr(exc))
             return
         elapsed_ms = (time.perf_counter() - started) * 1000
         if status != 200:
-            self._error(record, f"HTTP {status} {data[:200]!r}")
+            self.error(record, f"HTTP {status} {data[:200]!r}")
             return
         if self.mode == "token":
             if b'"access_token"' not in data:
-                self._error(record, f"no access_token: {data[:200]!r}")
+                self.error(record, f"no access_token: {data[:200]!r}")
                 return
         elif not media.startswith("application/jose") or not data.startswith(b"eyJ"):
-            self._error(record, f"not a JWE: {media} {data[:100]!r}")
+            self.error(record, f"not a JWE: {media} {data[:100]!r}")
             return
         elif count % self.verify_every == 0:
             from issuer.protocol import jwe
@@ -264,7 +221,7 @@ class Loader:
             rsa = self.rsa
             _header, answer = jwe.decrypt(data.decode(), lambda kid: rsa)
             if answer.get("result", {}).get("code") != SUCCESS:
-                self._error(record, f"result {answer.get('result')}")
+                self.error(record, f"result {answer.get('result')}")
                 return
             self.verified += 1
         if record:
@@ -281,15 +238,12 @@ class Loader:
                 self.exhausted = True  # every pre-signed assertion is used (each is single-use)
                 break
             self.one(body, now >= measure_at, count)
-        if self.conn is not None:
-            self.conn.close()
+        self.close()
 
     def result(self) -> dict[str, Any]:
         return {
             "lat": self.lat,
-            "errors": self.errors,
-            "error_samples": self.error_samples,
-            "connects": self.connects,
+            **self.counts(),
             "verified": self.verified,
             "exhausted": self.exhausted,
         }
@@ -328,7 +282,7 @@ def client_process(
     for worker in workers:
         worker.start()
     for worker in workers:
-        worker.join(timeout=end_at - time.time() + 2 * REQUEST_TIMEOUT_S + 5)
+        worker.join(timeout=end_at - time.time() + 2 * _load.REQUEST_TIMEOUT_S + 5)
     out.put([loader.result() for loader in loaders])
 
 
@@ -341,16 +295,16 @@ def fetch_token(port: int, seed: dict[str, Any]) -> str:
 
 
 def run_load(args: argparse.Namespace, seed: dict[str, Any], port: int) -> dict[str, Any]:
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    _server.RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    log_path = RESULTS_DIR / f"gunicorn-issuer-{stamp}.log"
+    log_path = _server.RESULTS_DIR / f"gunicorn-issuer-{stamp}.log"
     gunicorn: subprocess.Popen[bytes] | None = None
     procs: list[Any] = []
     stop: Any = None
     results: list[dict[str, Any]] = []
     cpu: dict[str, Any] = {}
     try:
-        gunicorn = start_gunicorn(
+        gunicorn = _server.start_gunicorn(
             database_url=args.database_url,
             workers=args.workers,
             port=port,
@@ -358,7 +312,7 @@ def run_load(args: argparse.Namespace, seed: dict[str, Any], port: int) -> dict[
             env={"ISSUER_KEYS_DIR": str(KEYS_DIR), "ISSUER_BASE_URL": f"http://127.0.0.1:{port}"},
         )
         started = time.monotonic()
-        wait_healthy(port, gunicorn, HEALTH_TIMEOUT_S)
+        _server.wait_healthy(port, gunicorn, HEALTH_TIMEOUT_S)
         print(
             f"gunicorn pid {gunicorn.pid} on 127.0.0.1:{port}, {args.workers} workers, healthy "
             f"after {time.monotonic() - started:.1f} s; log {log_path}"
@@ -403,19 +357,12 @@ def run_load(args: argparse.Namespace, seed: dict[str, Any], port: int) -> dict[
         cpu = cpu_usage(before, after, args.duration)
         for _ in procs:
             with contextlib.suppress(Exception):
-                results.extend(queue.get(timeout=2 * REQUEST_TIMEOUT_S + 30))
+                results.extend(queue.get(timeout=2 * _load.REQUEST_TIMEOUT_S + 30))
     except KeyboardInterrupt:
-        print("\ninterrupted: stopping clients and gunicorn", file=sys.stderr)
+        _load.interrupted()
         raise
     finally:
-        if stop is not None:
-            stop.set()
-        for proc in procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join(timeout=5)
-        stop_process(gunicorn)
+        _load.stop_all(stop, procs, gunicorn)
     return report(args, results, cpu, stamp, port)
 
 
@@ -428,7 +375,7 @@ def report(
 ) -> dict[str, Any]:
     every = [v for r in results for v in r["lat"]]
     errors = sum(r["errors"] for r in results)
-    samples = [s for r in results for s in r["error_samples"]][:MAX_ERROR_SAMPLES]
+    samples = [s for r in results for s in r["error_samples"]][: _load.MAX_ERROR_SAMPLES]
     if len(results) != args.concurrency:
         errors += args.concurrency - len(results)
         samples.append(f"only {len(results)} of {args.concurrency} clients reported")
@@ -471,7 +418,9 @@ def report(
     if target["p99_ms"] is not None:
         met = met and outcome["p99_ms"] < target["p99_ms"]
     outcome["target_met"] = met
-    path = RESULTS_DIR / f"issuer-{stamp}-{args.mode}-w{args.workers}-c{args.concurrency}.json"
+    path = (
+        _server.RESULTS_DIR / f"issuer-{stamp}-{args.mode}-w{args.workers}-c{args.concurrency}.json"
+    )
     path.write_text(json.dumps(outcome, indent=2) + "\n")
     print()
     print(
@@ -670,26 +619,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    port = _server.free_port()
 
-    def on_sigterm(signum: int, frame: Any) -> None:  # noqa: ARG001
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_sigterm)
-    try:
+    def prepare() -> dict[str, Any]:
         ensure_database(args.database_url, fresh=args.fresh)
-        port = free_port()
         django_setup(args.database_url, port)
-        seed = migrate_and_seed()
-        if args.profile is not None:
-            run_profile(args.profile, seed, port)
-            return 0
-        from django.db import connections
+        return migrate_and_seed()
 
-        connections.close_all()
-        outcome = run_load(args, seed, port)
-    except KeyboardInterrupt:
-        return 130
-    return 0 if outcome["errors"] == 0 else 1
+    def profile(seed: dict[str, Any]) -> None:
+        run_profile(args.profile, seed, port)
+
+    return _load.run_main(
+        prepare=prepare,
+        profile=profile if args.profile is not None else None,
+        load=lambda seed: run_load(args, seed, port),
+    )
 
 
 if __name__ == "__main__":

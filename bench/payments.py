@@ -39,19 +39,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlencode, urlsplit
 
-BENCH_DIR = Path(__file__).resolve().parent
-ROOT = BENCH_DIR.parent
-# Run as a script, bench/ would be first on sys.path and "payments" would name this file rather
-# than the Django app: put the project root there instead.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+# Run as a script, bench/ is first on sys.path and "payments" would name the bench script, not
+# the Django app: the project root goes first instead.
+_BENCH = Path(__file__).resolve().parent
+sys.path[:] = [str(_BENCH.parent), *(p for p in sys.path if Path(p or ".").resolve() != _BENCH)]
 
-from bench._server import (  # noqa: E402 - after the sys.path fix above
+from bench._load import (  # noqa: E402 - after the sys.path fix above
+    MAX_ERROR_SAMPLES,
+    REQUEST_TIMEOUT_S,
+    KeepAliveClient,
+    interrupted,
+    run_main,
+    stop_all,
+)
+from bench._server import (  # noqa: E402
     RESULTS_DIR,
     free_port,
     start_gunicorn,
-    stop_process,
     use_bench_keys,
     wait_healthy,
 )
@@ -70,9 +74,7 @@ CARD = {
 AMOUNT = "10.00"
 KINDS = ("DB", "PA", "CP", "RF")
 HEALTH_TIMEOUT_S = 60.0
-REQUEST_TIMEOUT_S = 15.0
 MAX_ITERATIONS_PER_CLIENT = 5_000_000  # a hard bound besides the clock
-MAX_ERROR_SAMPLES = 10
 
 
 # --- database and seed --------------------------------------------------------------------------
@@ -260,13 +262,11 @@ def cpu_usage(
 # --- load clients -------------------------------------------------------------------------------
 
 
-class Client:
-    """One keep-alive HTTP client posting payments as the bench merchant. gunicorn's sync workers
-    close every connection after the answer, so http.client reconnects as needed; `connects`
-    counts how often."""
+class Client(KeepAliveClient):
+    """One keep-alive HTTP client posting payments as the bench merchant."""
 
     def __init__(self, port: int, creds: dict[str, str], seed: int):
-        self.port = port
+        super().__init__(port)
         self.rng = random.Random(seed)  # noqa: S311 - a load mix, not a secret
         self.headers = {
             "Authorization": f"Bearer {creds['token']}",
@@ -281,37 +281,8 @@ class Client:
         }
         self.initial = {kind: urlencode({**base, "paymentType": kind, **CARD}) for kind in KINDS}
         self.referenced = {kind: urlencode({**base, "paymentType": kind}) for kind in KINDS}
-        self.conn: http.client.HTTPConnection | None = None
         self.lat: dict[str, list[float]] = {kind: [] for kind in KINDS}
-        self.errors = 0
-        self.error_samples: list[str] = []
-        self.connects = 0
         self.refundable: list[str] = []
-
-    def _post(self, path: str, body: str) -> tuple[int, bytes]:
-        for attempt in range(2):
-            if self.conn is None or self.conn.sock is None:
-                if self.conn is not None:
-                    self.conn.close()
-                self.conn = http.client.HTTPConnection(
-                    "127.0.0.1", self.port, timeout=REQUEST_TIMEOUT_S
-                )
-                self.conn.connect()
-                self.connects += 1
-            try:
-                self.conn.request("POST", path, body=body, headers=self.headers)
-                response = self.conn.getresponse()
-                data = response.read()
-                if response.will_close:
-                    self.conn.close()
-                return response.status, data
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-                # A kept-alive socket the server had already closed: retry once on a fresh one
-                # (the request never reached the application).
-                self.conn.close()
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
 
     def pay(self, kind: str, record: bool, original: str | None = None) -> str | None:
         """Post one payment; returns its id when it succeeded, None otherwise."""
@@ -323,9 +294,9 @@ class Client:
             body = f"{self.referenced[kind]}&merchantTransactionId={mtid}"
         started = time.perf_counter()
         try:
-            status, data = self._post(path, body)
+            status, _media, data = self.post(path, body, self.headers)
         except (OSError, http.client.HTTPException) as exc:
-            self._error(record, f"{kind}: {exc!r}")
+            self.error(record, f"{kind}: {exc!r}")
             return None
         elapsed_ms = (time.perf_counter() - started) * 1000
         payment_id = None
@@ -337,16 +308,10 @@ class Client:
         except (ValueError, KeyError, TypeError):
             code = "unparsable"
         if payment_id is None:
-            self._error(record, f"{kind}: HTTP {status} code {code} {data[:300]!r}")
+            self.error(record, f"{kind}: HTTP {status} code {code} {data[:300]!r}")
         elif record:
             self.lat[kind].append(elapsed_ms)
         return payment_id
-
-    def _error(self, record: bool, message: str) -> None:
-        if record:
-            self.errors += 1
-        if len(self.error_samples) < MAX_ERROR_SAMPLES:
-            self.error_samples.append(message)
 
     def run(self, measure_at: float, end_at: float, stop: Any) -> None:
         for _ in range(MAX_ITERATIONS_PER_CLIENT):
@@ -366,16 +331,10 @@ class Client:
                     self.pay("CP", record, original=pa)
             else:
                 self.pay("RF", record, original=self.refundable.pop(0))
-        if self.conn is not None:
-            self.conn.close()
+        self.close()
 
     def result(self) -> dict[str, Any]:
-        return {
-            "lat": self.lat,
-            "errors": self.errors,
-            "error_samples": self.error_samples,
-            "connects": self.connects,
-        }
+        return {"lat": self.lat, **self.counts()}
 
 
 def run_threads(
@@ -540,17 +499,10 @@ def run_load(args: argparse.Namespace, creds: dict[str, str]) -> dict[str, Any]:
                 with contextlib.suppress(Exception):
                     results.extend(queue.get(timeout=max(0.1, collect_by - time.time())))
     except KeyboardInterrupt:
-        print("\ninterrupted: stopping clients and gunicorn", file=sys.stderr)
+        interrupted()
         raise
     finally:
-        if stop is not None:
-            stop.set()
-        for proc in procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join(timeout=5)
-        stop_process(gunicorn)
+        stop_all(stop, procs, gunicorn)
     return report(args, creds, results, cpu, stamp, port)
 
 
@@ -880,27 +832,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
 
-    def on_sigterm(signum: int, frame: Any) -> None:  # noqa: ARG001
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_sigterm)
-    try:
+    def prepare() -> dict[str, str]:
         ensure_database(args.database_url, fresh=args.fresh)
         django_setup(args.database_url)
-        creds = migrate_and_seed()
-        if args.profile is not None:
-            RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-            run_profile(
-                args.profile, creds, RESULTS_DIR / f"profile-{time.strftime('%Y%m%dT%H%M%S')}.prof"
-            )
-            return 0
-        from django.db import connections
+        return migrate_and_seed()
 
-        connections.close_all()
-        outcome = run_load(args, creds)
-    except KeyboardInterrupt:
-        return 130
-    return 0 if outcome["errors"] == 0 else 1
+    def profile(creds: dict[str, str]) -> None:
+        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        run_profile(args.profile, creds, RESULTS_DIR / f"profile-{stamp}.prof")
+
+    return run_main(
+        prepare=prepare,
+        profile=profile if args.profile is not None else None,
+        load=lambda creds: run_load(args, creds),
+    )
 
 
 if __name__ == "__main__":
