@@ -195,6 +195,9 @@ class Merchant(models.Model):
         help_text="Approvals answer 000.100.112 and the payments stay out of production "
         "settlement and daily files.",
     )
+    # The participator's test mode, copied here when it changes (merchants.services), so a
+    # payment reads it from the merchant's row without a join.
+    participator_test_mode = models.BooleanField(default=False, editable=False)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -222,7 +225,7 @@ class Merchant(models.Model):
     @property
     def in_test_mode(self) -> bool:
         """The merchant's own test mode, or its participator's."""
-        return self.test_mode or self.participator.test_mode
+        return self.test_mode or self.participator_test_mode
 
     @property
     def mccs(self) -> list[str]:

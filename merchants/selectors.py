@@ -6,13 +6,14 @@ from django.db.models import QuerySet
 
 from core.bearer import token_hash
 from core.errors import NotFound
+from core.lookups import one
 
 from . import results
 from .models import Entity, EntityType, Merchant
 
 
 def entity_by_token(token: str) -> Entity | None:
-    return Entity.objects.filter(token_hash=token_hash(token), is_active=True).first()
+    return one(Entity.objects.filter(token_hash=token_hash(token), is_active=True))
 
 
 def merchants_reachable(*, entity: Entity) -> QuerySet[Merchant]:
@@ -25,12 +26,7 @@ def merchants_reachable(*, entity: Entity) -> QuerySet[Merchant]:
 def merchant_get(*, entity: Entity, merchant_id: str) -> Merchant:
     """The merchant with that merchant.id if the entity reaches it; 404 (700.100.101) otherwise,
     whether it does not exist or belongs to someone else."""
-    merchant = (
-        merchants_reachable(entity=entity)
-        .filter(merchant_id=merchant_id)
-        .select_related("participator")  # its test mode counts for the merchant's payments
-        .first()
-    )
+    merchant = one(merchants_reachable(entity=entity).filter(merchant_id=merchant_id))
     if merchant is None:
         raise NotFound(results.MERCHANT_NOT_FOUND)
     return merchant
@@ -43,7 +39,7 @@ class EntityDirectory:
         return entity_by_token(token)
 
     def by_id(self, entity_id: str) -> Entity | None:
-        return Entity.objects.filter(entity_id=entity_id, is_active=True).first()
+        return one(Entity.objects.filter(entity_id=entity_id, is_active=True))
 
     def may_act(self, token_entity: Any, entity: Any) -> bool:
         """Itself, or channel dispatching: a participator acting for a merchant it owns."""

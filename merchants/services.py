@@ -122,6 +122,8 @@ def entity_update(
         if value is not None
     }
     save_changes(locked, changes, allowed=("name", "is_active", "test_mode"))
+    if test_mode is not None:
+        Merchant.objects.filter(participator=locked).update(participator_test_mode=test_mode)
     return locked
 
 
@@ -169,7 +171,11 @@ def merchant_create(
                 owner=participator,
             )
             merchant = Merchant.objects.create(
-                merchant_id=merchant_id, entity=entity, participator=participator, **values
+                merchant_id=merchant_id,
+                entity=entity,
+                participator=participator,
+                participator_test_mode=participator.test_mode,
+                **values,
             )
             MERCHANT_STATUS.record(merchant, "", merchant.status, actor=changed_by)
     except IntegrityError:

@@ -4,6 +4,7 @@ from django.db.models import QuerySet
 
 from core import results
 from core.errors import NotFound
+from core.lookups import one
 from merchants.models import Entity
 from merchants.selectors import merchants_reachable
 
@@ -22,7 +23,7 @@ def payment_get(
     query = payments_reachable(entity=entity).filter(pk=payment_id)
     if merchant_transaction_id:
         query = query.filter(merchant_transaction_id=merchant_transaction_id)
-    payment = query.select_related("merchant", "terminal").first()
+    payment = one(query.select_related("merchant", "terminal"))
     if payment is None:
         raise NotFound(results.REFERENCE_NOT_FOUND)
     return payment

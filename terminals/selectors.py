@@ -5,6 +5,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from core.errors import NotFound
+from core.lookups import one
 from merchants.models import Entity
 from merchants.selectors import merchants_reachable
 
@@ -20,7 +21,7 @@ def terminals_reachable(*, entity: Entity) -> QuerySet[Terminal]:
 
 def terminal_get(*, entity: Entity, terminal_id: str) -> Terminal:
     """The terminal if the entity reaches its merchant; 404 (700.100.102) otherwise."""
-    terminal = terminals_reachable(entity=entity).filter(terminal_id=terminal_id).first()
+    terminal = one(terminals_reachable(entity=entity).filter(terminal_id=terminal_id))
     if terminal is None:
         raise NotFound(results.TERMINAL_NOT_FOUND)
     return terminal
@@ -32,4 +33,4 @@ def terminal_list_for_merchant(*, merchant_pk: int) -> QuerySet[Terminal]:
 
 def terminal_of_merchant_entity(entity: Any, terminal_id: str) -> Terminal | None:
     """The terminal a POS entity acts through (core.auth's terminal finder), or None."""
-    return Terminal.objects.filter(terminal_id=terminal_id, merchant__entity=entity).first()
+    return one(Terminal.objects.filter(terminal_id=terminal_id, merchant__entity=entity))

@@ -26,6 +26,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.idempotency import replay
+from core.lookups import one
 from core.results import TRANSACTION_SUCCEEDED, Result
 
 from .. import results as payment_results
@@ -33,7 +34,7 @@ from ..connectors.base import Connector, ConnectorUnavailable, NetworkAnswer
 from ..connectors.simulator import get_connector
 from ..models import PAYMENT_STATE, Payment, PaymentState
 from ..render import payment_body
-from .lock_objects import payments_lock
+from .lock_objects import payments_lock, state_lock
 from .types import Caller, Details, Money, PaymentOutcome
 
 PENDING_CODE = "000.200.000"
@@ -66,9 +67,9 @@ def submit(
         with transaction.atomic(durable=True):
             claimed = claim()
     except IntegrityError:
-        existing = Payment.objects.filter(
-            merchant=caller.merchant, merchant_transaction_id=reference
-        ).first()
+        existing = one(
+            Payment.objects.filter(merchant=caller.merchant, merchant_transaction_id=reference)
+        )
         if existing is None:
             raise
         replayed = replay(
@@ -108,13 +109,19 @@ def finalize(
     """Record the network's answer under the locks of the payment and its originals. A payment
     no longer IN_FLIGHT (the janitor resolved it meanwhile) keeps what it has."""
     with transaction.atomic(durable=True):
-        locked = payments_lock([claimed.payment.pk, *claimed.related])
-        payment = locked.pop(claimed.payment.pk)
-        if payment.state != PaymentState.IN_FLIGHT:
-            return payment
-        for original in locked.values():
-            if original.referenced_id in locked:
-                original.referenced = locked[original.referenced_id]
+        payment = claimed.payment
+        if claimed.related:
+            locked = payments_lock([payment.pk, *claimed.related])
+            state = locked.pop(payment.pk).state
+            for original in locked.values():
+                if original.referenced_id in locked:
+                    original.referenced = locked[original.referenced_id]
+        else:
+            locked, state = {}, state_lock(payment.pk)
+        if state != PaymentState.IN_FLIGHT:
+            return Payment.objects.get(pk=payment.pk)  # answered meanwhile: keep that
+        # Still in flight under the lock: nobody else has written the row since the claim, so
+        # the claimed object (its merchant already loaded) is current.
         if answer is None:
             assert connector is not None and claimed.ask is not None
             answer = claimed.ask(connector, payment)
@@ -130,9 +137,11 @@ def claim(
     request_hash: str,
     money: Money | None,
     details: Details,
+    currency: str | None = None,
     **fields: object,
 ) -> Payment:
-    """Insert the row that claims merchantTransactionId, IN_FLIGHT (before the network)."""
+    """Insert the row that claims merchantTransactionId, IN_FLIGHT (before the network).
+    `currency` when there is no amount (a whole reversal is in the original's)."""
     payment = Payment(
         merchant=caller.merchant,
         terminal=caller.terminal,
@@ -142,7 +151,7 @@ def claim(
         merchant_transaction_id=reference,
         request_hash=request_hash,
         amount=money.amount if money else None,
-        currency=money.currency if money else "",
+        currency=currency if currency is not None else (money.currency if money else ""),
         tax_amount=details.tax_amount,
         transaction_source=details.transaction_source,
         transaction_category=details.transaction_category,
@@ -170,6 +179,29 @@ def mark_in_flight(payment: Payment) -> None:
     payment.response_body = {}
 
 
+# What a claim's transaction or the finalize may have changed since the row was inserted.
+FINISH_FIELDS = (
+    "state",
+    "in_flight_since",
+    "successful",
+    "result_code",
+    "result_description",
+    "response_body",
+    "captured_amount",  # an approved DB, a CP
+    "currency",  # a whole reversal takes the original's
+    "risk_score",
+    "risk_decision",
+    "threeds_started",
+    "auth_code",
+    "acquirer_response",
+    "avs_response",
+    "cvv_response",
+    "mac_response",
+    "stan",
+    "retrieval_ref_no",
+    "acquirer_ref_no",
+    "network_reference",
+)
 ANSWER_FIELDS = (
     "auth_code",
     "acquirer_response",
@@ -199,7 +231,7 @@ def finish(payment: Payment, answer: NetworkAnswer, *, base_url: str = "") -> Pa
     payment.result_code = result.code
     payment.result_description = answer.extended_description or result.description
     payment.response_body = payment_body(payment, base_url=base_url)
-    payment.save()
+    payment.save(update_fields=FINISH_FIELDS)
     return payment
 
 

@@ -3,6 +3,7 @@
 primary-key order, so two requests cannot wait on each other."""
 
 from core.errors import NotFound
+from core.lookups import one
 from core.results import REFERENCE_NOT_FOUND
 from merchants.models import Merchant
 
@@ -15,14 +16,18 @@ def payments_lock(pks: list[str]) -> dict[str, Payment]:
     return {payment.pk: payment for payment in rows}
 
 
+def state_lock(pk: str) -> str:
+    """Lock one payment; its processing state (the finalize needs nothing else of it)."""
+    rows = Payment.objects.select_for_update().filter(pk=pk).order_by().values_list("state")
+    return str(rows[0][0])
+
+
 def original_lock(*, merchant: Merchant, original_id: str) -> Payment:
     """The original of a referenced operation, locked; a CP's PA is locked with it (refunds of a
     CP count against both) and set as its `referenced`. 404 (700.100.100) when the merchant has
     no such payment."""
-    original = (
-        Payment.objects.filter(pk=original_id, merchant=merchant)
-        .only("pk", "referenced_id")
-        .first()
+    original = one(
+        Payment.objects.filter(pk=original_id, merchant=merchant).only("pk", "referenced_id")
     )
     if original is None:
         raise NotFound(REFERENCE_NOT_FOUND)

@@ -110,9 +110,9 @@ def _referenced(
             card_expiry_year=original.card_expiry_year,
             entry_mode=original.entry_mode,
             condition_code=original.condition_code,
+            # A whole reversal is in the original's currency.
+            currency=original.currency if kind == PaymentType.RV and money is None else None,
         )
-        if kind == PaymentType.RV and money is None:
-            payment.currency = original.currency  # a whole reversal is in the original's
         # A timeout reversal only gives a hold back: the merchant's state does not stop it.
         timeout_reversal = details.transaction_source == TransactionSource.TIMEOUT
         refusal = (None if timeout_reversal else merchant_refusal(caller)) or workflow_refusal(
