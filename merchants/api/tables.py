@@ -8,7 +8,7 @@ same rows.
 
 from collections.abc import Iterable
 
-from core.fields import AN, UN, Choice, Country, Date, Hex, N, Timestamp
+from core.fields import AN, LETTER, UN, Choice, Country, Date, Hex, N, Timestamp
 from core.status import OperatingStatus
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given, only_with, requires
 from core.tables.common import COMMON, COMMON_INQUIRY
@@ -18,7 +18,7 @@ from ..models import SecurityStatus, ThreeDSDeleteReason, ThreeDSStatus
 M, OPT, C = MANDATORY, OPTIONAL, CONDITIONAL
 
 # Place names: letters (any script), digits, and the space, hyphen, apostrophe and dot they carry.
-PLACE = r"(?:[^\W\d_]|[0-9 .,'\-/])+"
+PLACE = rf"(?:{LETTER}|[0-9 .,'\-/])+"
 
 MERCHANT_ID = F(
     "merchant.id", N(15), M, attr="merchant_id", meaning="acquirer-assigned merchant id"
