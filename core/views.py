@@ -9,6 +9,7 @@ from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_safe
 from rest_framework.exceptions import MethodNotAllowed
 
 from . import results
@@ -106,7 +107,11 @@ def _home_operations() -> dict[str, dict[str, Any]]:
     }
 
 
+# Read-only pages answer another method with 405 and `Allow`; without csrf_exempt Django's CSRF
+# check would answer a POST with its 403 page first (they change nothing, so it protects nothing).
 @documented(_healthz_operations)
+@csrf_exempt
+@require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
     """200 with the database and broker state; 503 when the database is down."""
     database, broker = _database_state(), _broker_state()
@@ -121,6 +126,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 @documented(_home_operations)
+@csrf_exempt
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     """`/`: where to go from here (the API docs and schema, the admin, the merchant portal)."""
     return render(request, "home.html")

@@ -243,6 +243,7 @@ def token_view(request: HttpRequest) -> HttpResponse:
 
 
 @documented(openapi.jwks_operations)
+@csrf_exempt  # read-only: another method is its own 405, not the CSRF check's 403
 def jwks_view(request: HttpRequest) -> HttpResponse:
     """The issuer's public keys: every live signing and encryption key (rotation keeps an old
     one published until no token it signed can still be valid)."""
