@@ -19,9 +19,11 @@ Skipped on SQLite: the server is another process, and SQLite serialises its writ
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.request
 import uuid
 import xml.etree.ElementTree as ET
@@ -60,7 +62,7 @@ def _postgres_only():
         pytest.skip("needs PostgreSQL (set DATABASE_URL): the live server is another process")
 
 
-def seed(directory: Path) -> Path:
+def seed_run(directory: Path) -> Path:
     """The entities the run acts as and an issuer requestor (its signing key, an access token,
     the issuer's encryption key and a request per operation); their credentials in a file."""
     participator = ParticipatorFactory()
@@ -167,7 +169,7 @@ def test_schemathesis_finds_no_server_error_and_no_answer_the_schema_does_not_de
     tmp_path, settings, server_keys
 ):
     settings.ISSUER_KEYS_DIR = tmp_path / "issuer-keys"
-    credentials = seed(tmp_path)
+    credentials = seed_run(tmp_path)
     report = tmp_path / "report"
     server_env = {
         **server_keys,
@@ -192,7 +194,8 @@ def test_schemathesis_finds_no_server_error_and_no_answer_the_schema_does_not_de
             "PYTHONPATH": str(ROOT),
         }
         started = time.monotonic()
-        run = subprocess.run(  # noqa: PLW1510 - the return code is asserted below
+        # The run is bounded by its examples, not by time; the timeout only stops a hang.
+        run = subprocess.run(
             command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800
         )
         elapsed = time.monotonic() - started
@@ -208,3 +211,8 @@ def test_schemathesis_finds_no_server_error_and_no_answer_the_schema_does_not_de
     tested = operations_in_report(report / "junit.xml")
     assert documented_operations(schema) <= set(tested), output[-5000:]
     assert not {label for label, failures in tested.items() if failures}
+    # The stateful phase ran and followed the document's links; the run used the fixed seed.
+    links = re.search(r"API Links:\s+(\d+) covered", output)
+    assert links is not None and int(links.group(1)) > 0, output[-5000:]
+    fixed = tomllib.loads(CONFIG.read_text())["seed"]
+    assert re.search(rf"^Seed: {fixed}$", output, re.M), output[-2000:]
