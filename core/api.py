@@ -24,6 +24,7 @@ from . import idempotency, results
 from .auth import Principal
 from .envelope import envelope, new_id
 from .errors import ApplicationError, Forbidden
+from .fields import FieldType
 from .idempotency import Outcome
 from .parsers import nest_query
 from .tables import Table
@@ -38,6 +39,14 @@ class SpecView(APIView):
     always_required: ClassVar[tuple[str, ...]] = ()
     idempotent: ClassVar[bool] = True
     http_method_names = ["post"]
+    # The OpenAPI document (core.schema.operations): a one-line summary, the types of the path's
+    # parameters, the rows of the 200 answer beside the envelope, request bodies the API
+    # accepts (core.schema.body_example) and the operations the answer feeds (core.schema.link).
+    summary: ClassVar[str] = ""
+    path_parameters: ClassVar[dict[str, FieldType]] = {}
+    answer_table: ClassVar[Table | None] = None
+    examples: ClassVar[dict[str, dict[str, str]]] = {}
+    links: ClassVar[dict[str, dict[str, Any]]] = {}
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         # APIView.initial authenticates before dispatch looks for the method's handler, so a GET

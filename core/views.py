@@ -9,12 +9,17 @@ from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_safe
 from rest_framework.exceptions import MethodNotAllowed
 
 from . import results
 from .context import get_ndc
 from .envelope import envelope
 from .errors import error_answer
+from .schema import documented
+from .schema.pages import SERVER_ERROR, html, response
+from .schema.pages import envelope as envelope_page
+from .schema.responses import NDC
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +53,65 @@ def _broker_state() -> dict[str, Any]:
     return {"status": "up", "latencyMs": round((time.perf_counter() - started) * 1000, 2)}
 
 
+def _healthz_operations() -> dict[str, dict[str, Any]]:
+    state = {"type": "string", "enum": ["up", "down", "eager"]}
+    part = {
+        "type": "object",
+        "properties": {
+            "status": state,
+            "engine": {"type": "string", "description": "The database's vendor."},
+            "latencyMs": {"type": "number", "minimum": 0},
+            "error": {"type": "string", "description": "The exception's class when down."},
+            "detail": {"type": "string"},
+        },
+        "required": ["status"],
+        "additionalProperties": False,
+    }
+    body = {
+        "type": "object",
+        "properties": {
+            "status": {"type": "string", "enum": ["ok", "degraded"]},
+            "database": part,
+            "broker": part,
+            "ndc": {"type": "string", "pattern": NDC},
+        },
+        "required": ["status", "database", "broker", "ndc"],
+        "additionalProperties": False,
+    }
+    return {
+        "get": {
+            "operationId": "healthz_get",
+            "tags": ["operations"],
+            "summary": "Health: the database and the broker",
+            "description": "For load balancers and monitoring; no authentication. The broker is "
+            "`eager` when there is none (tasks run in the web process). docs/operations.md.",
+            "security": [],
+            "responses": {
+                "200": response("The database is up.", "application/json", body),
+                "503": response("The database is down.", "application/json", body),
+                "500": envelope_page(SERVER_ERROR),
+            },
+        }
+    }
+
+
+def _home_operations() -> dict[str, dict[str, Any]]:
+    return {
+        "get": {
+            "operationId": "home_get",
+            "tags": ["browser pages"],
+            "summary": "The home page: links to the API documentation, the admin and the portal",
+            "security": [],
+            "responses": {"200": html("The page.")},
+        }
+    }
+
+
+# Read-only pages answer another method with 405 and `Allow`; without csrf_exempt Django's CSRF
+# check would answer a POST with its 403 page first (they change nothing, so it protects nothing).
+@documented(_healthz_operations)
+@csrf_exempt
+@require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
     """200 with the database and broker state; 503 when the database is down."""
     database, broker = _database_state(), _broker_state()
@@ -61,6 +125,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(body, status=200 if database["status"] == "up" else 503)
 
 
+@documented(_home_operations)
+@csrf_exempt
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     """`/`: where to go from here (the API docs and schema, the admin, the merchant portal)."""
     return render(request, "home.html")

@@ -19,7 +19,10 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from core.schema import documented
+
 from .models import OOBAuthentication, OOBStatus
+from .protocol.openapi import oob_page_operations
 from .services import OOBAlreadyDecided, oob_cardholder_answer, oob_for_link
 
 # title, text, tone (the colour of the card: ok, stop, muted)
@@ -66,6 +69,7 @@ def _final_page(request: HttpRequest, auth: OOBAuthentication) -> HttpResponse:
     return _message(request, title, text, status)
 
 
+@documented(oob_page_operations)
 @csrf_exempt  # the link's secret is the credential; see the module's docstring
 @require_http_methods(["GET", "POST"])
 def oob_page(request: HttpRequest, authentication_id: str, token: str) -> HttpResponse:

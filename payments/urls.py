@@ -2,8 +2,14 @@ from django.urls import path
 
 from .api import views
 
+# The methods of each path are said here: a GET is the inquiry of one payment, so only
+# /payments/{id} answers it (the others answer 405, and the OpenAPI document lists no GET there).
 urlpatterns = [
     path("pay/v3/payments", views.PaymentsView.as_view(), name="payments"),
-    path("pay/v3/payments/<str:payment_id>", views.PaymentsView.as_view(), name="payment"),
+    path(
+        "pay/v3/payments/<str:payment_id>",
+        views.PaymentsView.as_view(http_method_names=["get", "post"]),
+        name="payment",
+    ),
     path("pay/v21/payments", views.ReversalView.as_view(), name="payments-v21"),
 ]

@@ -6,7 +6,7 @@ answer, and a valid and some invalid examples, so the tests of every field's for
 generated from the same tables that validate requests and render answers.
 """
 
-from .base import CONTROL_CHARACTERS, FieldType
+from .base import CONTROL_CHARACTERS, LETTER, SINGLE_LINE, FieldType, Shape
 from .codes import Country, Currency, CurrencyNumeric
 from .dates import Date, Timestamp, UtcTimestamp
 from .numbers import UN, Amount, Decimal_, N, Percent, Rate
@@ -28,6 +28,9 @@ __all__ = [
     "Decimal_",
     "Email",
     "FieldType",
+    "LETTER",
+    "SINGLE_LINE",
+    "Shape",
     "Hex",
     "IPAddress",
     "LocalUrl",

@@ -4,11 +4,12 @@ published list (pycountry has no minor units)."""
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 import iso4217
 import pycountry
 
-from .base import FieldType
+from .base import FieldType, Shape
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,9 @@ class Country(FieldType):
 
     def describe(self) -> str:
         return "A2: an ISO 3166-1 alpha-2 country code in uppercase"
+
+    def shape(self) -> Shape:
+        return Shape(enum=_codes("countries", "alpha_2"))
 
     def valid(self) -> str:
         return "DE"
@@ -41,6 +45,9 @@ class Currency(FieldType):
 
     def describe(self) -> str:
         return "A3: an ISO 4217 currency code in uppercase"
+
+    def shape(self) -> Shape:
+        return Shape(enum=_codes("currencies", "alpha_3"))
 
     def valid(self) -> str:
         return "EUR"
@@ -64,11 +71,20 @@ class CurrencyNumeric(FieldType):
     def describe(self) -> str:
         return "N3: an ISO 4217 numeric currency code (e.g. 978 for EUR)"
 
+    def shape(self) -> Shape:
+        return Shape(enum=_codes("currencies", "numeric"))
+
     def valid(self) -> str:
         return "978"
 
     def invalid(self) -> list[str]:
         return ["EUR", "97", "9780", "000"]
+
+
+@cache
+def _codes(database: str, attribute: str) -> tuple[str, ...]:
+    """Every code of a pycountry database, sorted: what `get(attribute=...)` finds."""
+    return tuple(sorted(getattr(entry, attribute) for entry in getattr(pycountry, database)))
 
 
 def minor_units(code: str) -> int | None:

@@ -4,13 +4,21 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from .base import FieldType
+from .base import FieldType, Shape
 
 _DATE_FORMATS = {"yyyy-MM-dd": "%Y-%m-%d", "YYYYMMDD": "%Y%m%d", "ccyymmdd": "%Y%m%d"}
 _DATE_SHAPES = {
     "yyyy-MM-dd": r"[0-9]{4}-[0-9]{2}-[0-9]{2}",
     "YYYYMMDD": r"[0-9]{8}",
     "ccyymmdd": r"[0-9]{8}",
+}
+# What a pattern can say of a date (years 1900..2099, months, days up to 31); the calendar
+# (no 30 February) is the parser's.
+_YEAR, _MONTH, _DAY = r"(?:19|20)[0-9]{2}", r"(?:0[1-9]|1[0-2])", r"(?:0[1-9]|[12][0-9]|3[01])"
+_DATE_PATTERNS = {
+    "yyyy-MM-dd": f"{_YEAR}-{_MONTH}-{_DAY}",
+    "YYYYMMDD": f"{_YEAR}{_MONTH}{_DAY}",
+    "ccyymmdd": f"{_YEAR}{_MONTH}{_DAY}",
 }
 
 
@@ -34,6 +42,9 @@ class Date(FieldType):
     def format(self, value: date) -> str:
         return value.strftime(_DATE_FORMATS[self.fmt])
 
+    def shape(self) -> Shape:
+        return Shape(_DATE_PATTERNS[self.fmt])
+
     def describe(self) -> str:
         return f"a date {self.fmt}"
 
@@ -49,6 +60,7 @@ class Date(FieldType):
 
 
 _TIMESTAMP_FORMATS = {"YYYYMMDDHHMM": ("%Y%m%d%H%M", r"[0-9]{12}")}
+_TIMESTAMP_PATTERNS = {"YYYYMMDDHHMM": rf"{_YEAR}{_MONTH}{_DAY}(?:[01][0-9]|2[0-3])[0-5][0-9]"}
 
 
 @dataclass(frozen=True)
@@ -73,6 +85,9 @@ class UtcTimestamp(FieldType):
     def format(self, value: datetime) -> str:
         """The value as sent (the inverse of `parse`)."""
         return value.astimezone(UTC).strftime(_TIMESTAMP_FORMATS[self.fmt][0])
+
+    def shape(self) -> Shape:
+        return Shape(_TIMESTAMP_PATTERNS[self.fmt])
 
     def describe(self) -> str:
         return f"a UTC date and time {self.fmt}"
@@ -106,6 +121,11 @@ class Timestamp(FieldType):
         from ..envelope import timestamp
 
         return timestamp(value)
+
+    def shape(self) -> Shape:
+        return Shape(
+            r"[0-9]{4}-[0-9]{2}-[0-9]{2} (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}\+0000"
+        )
 
     def describe(self) -> str:
         return "a UTC time yyyy-MM-dd HH:mm:ss.SSS+0000"

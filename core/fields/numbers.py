@@ -4,7 +4,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .base import FieldType, _length
+from .base import FieldType, Shape, _length
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,9 @@ class N(FieldType):
 
     def describe(self) -> str:
         return f"{self.code}{self.max}: {_length(self.min, self.max, 'digits')}"
+
+    def shape(self) -> Shape:
+        return Shape("[0-9]+", self.min, self.max)
 
     def valid(self) -> str:
         return "1" * self.min
@@ -56,6 +59,9 @@ class Decimal_(FieldType):
         if not re.fullmatch(self._regex, text):
             raise self.error()
         return Decimal(text)
+
+    def shape(self) -> Shape:
+        return Shape(self._regex)
 
     def format(self, value: Decimal) -> str:
         return f"{value:.{self.places}f}" if self.exact else str(value)
@@ -101,6 +107,11 @@ class Percent(FieldType):
         if value > 100:
             raise self.error()
         return value
+
+    def shape(self) -> Shape:
+        # Up to 100: one or two digits, three with a leading zero, or 100 itself (decimals 0).
+        places = f"{{1,{self.places}}}"
+        return Shape(rf"(?:[0-9]{{1,2}}|0[0-9]{{2}})(?:\.[0-9]{places})?|100(?:\.0{places})?")
 
     def describe(self) -> str:
         return f"a percentage from 0 to 100 with at most {self.places} decimals (e.g. 19.5)"

@@ -6,7 +6,7 @@ import binascii
 import re
 from dataclasses import dataclass, field
 
-from .base import CONTROL_CHARACTERS, FieldType, _length
+from .base import CONTROL_CHARACTERS, SINGLE_LINE, FieldType, Shape, _length
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ class AN(FieldType):
     def describe(self) -> str:
         what = f", {self.what}" if self.what else ""
         return f"AN{self.max}: {_length(self.min, self.max, 'characters')}{what}"
+
+    def shape(self) -> Shape:
+        return Shape(self.pattern or SINGLE_LINE, self.min, self.max)
 
     def valid(self) -> str:
         return self.example or "A" * self.min
@@ -62,6 +65,9 @@ class A(FieldType):
         unit = "uppercase letters" if self.upper else "letters"
         return f"A{self.max}: {_length(self.min, self.max, unit)}"
 
+    def shape(self) -> Shape:
+        return Shape("[A-Z]+" if self.upper else "[A-Za-z]+", self.min, self.max)
+
     def valid(self) -> str:
         return "A" * self.min
 
@@ -88,6 +94,11 @@ class Choice(FieldType):
     def describe(self) -> str:
         return "one of " + ", ".join(self.values)
 
+    def shape(self) -> Shape:
+        """The values, then the other spellings accepted for them."""
+        spellings = [*self.values, *(alias for alias in self.aliases if alias not in self.values)]
+        return Shape(enum=tuple(spellings))
+
     def valid(self) -> str:
         return self.values[0]
 
@@ -107,6 +118,9 @@ class Hex(FieldType):
 
     def describe(self) -> str:
         return f"AN{self.max}: {_length(self.min, self.max, 'hexadecimal digits')}"
+
+    def shape(self) -> Shape:
+        return Shape("[0-9A-Fa-f]+", self.min, self.max)
 
     def valid(self) -> str:
         return "A1" * (self.max // 2) if self.max >= 2 else "A"
@@ -133,6 +147,9 @@ class Truncated(FieldType):
 
     def describe(self) -> str:
         return f"AN{self.max}: at least {self.min} characters, truncated after {self.max}"
+
+    def shape(self) -> Shape:
+        return Shape(SINGLE_LINE, self.min)  # a longer value is cut, not refused
 
     def valid(self) -> str:
         return self.example or "A" * max(self.min, 1)
@@ -166,6 +183,14 @@ class Base64(FieldType):
 
     def describe(self) -> str:
         return f"base64 of {_length(self.min, self.max, 'characters')}"
+
+    def shape(self) -> Shape:
+        # Padded groups of four; at least one byte (a lone group of four at least).
+        return Shape(
+            "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)",
+            max(self.min, 4),
+            self.max,
+        )
 
     def valid(self) -> str:
         return self.example

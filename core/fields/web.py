@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
-from .base import CONTROL_CHARACTERS, FieldType
+from .base import CONTROL_CHARACTERS, FieldType, Shape
 
 _EMAIL_LOCAL = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -13,6 +13,45 @@ _TLD = r"(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})"
 _HOSTNAME = re.compile(rf"(?:{_LABEL}\.)+{_TLD}")
 # A host (name, IPv4, or [IPv6]) and an optional port of ASCII digits.
 _PORT = re.compile(r"(?:\[[^\]]*\]|[^:\[\]]*)(?::[0-9]*)?")
+
+# The shapes of the schema (core.schema): what `ipaddress`, `urlsplit` and the host check accept,
+# as regular expressions (ASCII host names only: an internationalised one is accepted too).
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+IPV4 = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
+
+
+def _ipv6() -> str:
+    """Every text form of an IPv6 address: eight groups, or fewer around one `::`, the last two
+    possibly written as an IPv4 address; an optional zone (`%eth0`)."""
+    group = "[0-9A-Fa-f]{1,4}"
+    forms = []
+    for units, tail in ((8, ""), (6, IPV4)):
+        end = f":{tail}" if tail else ""
+        forms.append(f"(?:{group}:){{{units - 1}}}{group}{end}")
+        for left in range(units):
+            head = f"{group}(?::{group}){{{left - 1}}}" if left else ""
+            room = units - 1 - left  # groups the right side may hold
+            if tail:
+                right = f"(?:{group}:){{0,{room}}}{tail}" if room else tail
+            else:
+                right = f"(?:{group}(?::{group}){{0,{room - 1}}})?" if room else ""
+            forms.append(f"{head}::{right}")
+    return "(?:" + "|".join(forms) + r")(?:%[^%\s\x00-\x1f\x7f-\x9f]+)?"
+
+
+IPV6 = _ipv6()
+_HOST_NAME = rf"(?:{_LABEL}\.)+{_TLD}"
+# 0 to 65535 (leading zeros allowed, as urlsplit reads them), or nothing after the colon.
+_PORT_NUMBER = (
+    r"0*(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])?"
+)
+
+
+def _url_pattern(schemes: tuple[str, ...], *hosts: str) -> str:
+    scheme = "|".join("".join(f"[{c.upper()}{c.lower()}]" for c in name) for name in schemes)
+    host = "|".join([_HOST_NAME, IPV4, rf"\[{IPV6}\]", *hosts])
+    rest = r"[^\s\x00-\x1f\x7f-\x9f]*"
+    return rf"(?:{scheme})://(?:{host})(?::{_PORT_NUMBER})?(?:[/?#]{rest})?"
 
 
 def _ascii_host(host: str) -> str | None:
@@ -49,6 +88,9 @@ class Email(FieldType):
     def describe(self) -> str:
         return f"an e-mail address of {self.min} to {self.max} characters"
 
+    def shape(self) -> Shape:
+        return Shape(rf"{_EMAIL_LOCAL}@{_HOST_NAME}", self.min, self.max)
+
     def valid(self) -> str:
         return "jane.doe@example.com"
 
@@ -83,6 +125,9 @@ class IPAddress(FieldType):
     def describe(self) -> str:
         return f"an IPv4 or IPv6 address (up to {self.max} characters)"
 
+    def shape(self) -> Shape:
+        return Shape(f"{IPV4}|{IPV6}", None, self.max)
+
     def valid(self) -> str:
         return "192.0.2.10"
 
@@ -113,6 +158,9 @@ class Url(FieldType):
 
     def describe(self) -> str:
         return f"an absolute {' or '.join(self.schemes)} URL of up to {self.max} characters"
+
+    def shape(self) -> Shape:
+        return Shape(_url_pattern(self.schemes), None, self.max)
 
     def valid(self) -> str:
         return "https://shop.example.com/items/42"
@@ -172,6 +220,9 @@ class LocalUrl(Url):
 
     def describe(self) -> str:
         return super().describe() + " (localhost allowed)"
+
+    def shape(self) -> Shape:
+        return Shape(_url_pattern(self.schemes, "localhost"), None, self.max)
 
     def valid(self) -> str:
         return "https://shop.example.com/checkout/result"

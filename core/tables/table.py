@@ -237,7 +237,7 @@ class Table:
             indexes = sorted(int(prefix.rpartition("[")[2].rstrip("]")) for prefix in prefixes)
             if indexes != list(range(len(indexes))):
                 errors.append((group, None, "indexes must run from 0 without gaps"))
-            limit = self.limits.get(re.sub(r"\[\d+\]", "[n]", group))
+            limit = self.limits.get(re.sub(r"\[[0-9]+\]", "[n]", group))
             if limit is not None and len(indexes) > limit:
                 errors.append((group, None, f"at most {limit} items"))
         return errors
@@ -283,11 +283,15 @@ def _canonical(pattern: str, name: str) -> str:
     return join_name(parts)
 
 
+# An index of a repeated group: 0, or ASCII digits without a leading zero.
+INDEX = r"(?:0|[1-9][0-9]{0,5})"
+
+
 def _pattern(name: str) -> re.Pattern[str]:
     out = ""
     for part in split_name(name):
         if part == "[n]":
-            out += r"\[(?:0|[1-9]\d{0,5})\]"
+            out += rf"\[{INDEX}\]"
         elif part == "[*]":
             # customParameters[X] nests to the same data as customParameters.X; both match.
             out += r"(?:\[[^\]]+\]|\.[^.\[\]]+)"
@@ -297,6 +301,32 @@ def _pattern(name: str) -> re.Pattern[str]:
         else:
             out += ("\\." if out else "") + re.escape(part)
     return re.compile(out)
+
+
+def name_regex(name: str, key: str) -> str:
+    """The names a `[n]` or `[*]` row stands for, as the schema documents them (core.schema):
+    bracketed, `[n]` any index, `[*]` a key matching the regular expression `key`. (The
+    validator also takes `customParameters.X` for `customParameters[X]`: `_pattern`.)"""
+    out = ""
+    for part in split_name(name):
+        if part == "[n]":
+            out += rf"\[{INDEX}\]"
+        elif part == "[*]":
+            out += rf"\[(?:{key})\]"
+        else:
+            out += ("" if part.startswith("[") or not out else r"\.") + syntax_escaped(part)
+    return out
+
+
+def syntax_escaped(text: str) -> str:
+    """`text` matched literally, escaping only the syntax characters (a portable regex: ECMA
+    262, which JSON Schema patterns follow, refuses escapes such as `\\#`)."""
+    return re.sub(r"([\\^$.*+?()[\]{}|/])", r"\\\1", text)
+
+
+def concrete_name(name: str, key: str) -> str:
+    """A name a `[n]` or `[*]` row stands for: index 0, and `key` for a map key."""
+    return name.replace("[n]", "[0]").replace("[*]", f"[{key}]")
 
 
 def model_values(fields: Iterable[F], flat: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from stdnum import luhn
 
-from core.fields import AN, FieldType
+from core.fields import AN, FieldType, Shape
 
 REFERENCE = r"[A-Za-z0-9][A-Za-z0-9._:*-]*"
 TRANSACTION_ID = AN(64, pattern=REFERENCE, what="letters, digits and . _ : * -")
@@ -37,6 +37,9 @@ class CardReference(FieldType):
             "masked reference, never a card number"
         )
 
+    def shape(self) -> Shape:
+        return Shape(REFERENCE, 4, self.max)
+
     def valid(self) -> str:
         return "411111******1111"
 
@@ -62,6 +65,9 @@ class Seconds(FieldType):
     def describe(self) -> str:
         return f"a whole number of seconds from {self.min} to {self.max}"
 
+    def shape(self) -> Shape:
+        return Shape("[0-9]+", 1, 6)
+
     def valid(self) -> str:
         return str(self.min)
 
@@ -71,4 +77,10 @@ class Seconds(FieldType):
 
 def returned_id(what: str) -> AN:
     """A 32-hex id this issuer returned in an earlier answer."""
-    return AN(32, min=32, pattern="[0-9a-f]{32}", what=f"the {what} returned earlier")
+    return AN(
+        32,
+        min=32,
+        pattern="[0-9a-f]{32}",
+        what=f"the {what} returned earlier",
+        example="5c2a6f0e9b1d4c7a8e3f2b1a0d9c8b7a",
+    )

@@ -27,8 +27,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from jwcrypto import jwk
 
+from core.schema import documented
+
 from .. import operations
-from . import access_tokens, jwe, keys, requestors
+from . import access_tokens, jwe, keys, openapi, requestors
 
 logger = logging.getLogger("issuer.api")
 
@@ -85,6 +87,7 @@ def _content_length(request: HttpRequest) -> int | None:
         return None
 
 
+@documented(openapi.api_operations, openapi.api_components)
 @csrf_exempt
 def operation_view(request: HttpRequest, group: str, operation: str) -> HttpResponse:
     if request.method != "POST":

@@ -26,8 +26,9 @@ from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider.models import AccessToken, Application
 
 from core.fields import CONTROL_CHARACTERS
+from core.schema import documented
 
-from . import access_tokens, keys, requestors
+from . import access_tokens, keys, openapi, requestors
 from .assertions import ASSERTION_TYPE, OAuthError, assertion_consume, assertion_verify
 
 logger = logging.getLogger("issuer.oauth")
@@ -217,6 +218,7 @@ def _refusal(exc: OAuthError) -> HttpResponse:
     return _no_store(response)
 
 
+@documented(openapi.token_operations)
 @csrf_exempt  # a machine-to-machine endpoint: no cookies, the assertion authenticates
 def token_view(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
@@ -240,6 +242,8 @@ def token_view(request: HttpRequest) -> HttpResponse:
     return _no_store(JsonResponse(answer))
 
 
+@documented(openapi.jwks_operations)
+@csrf_exempt  # read-only: another method is its own 405, not the CSRF check's 403
 def jwks_view(request: HttpRequest) -> HttpResponse:
     """The issuer's public keys: every live signing and encryption key (rotation keeps an old
     one published until no token it signed can still be valid)."""

@@ -8,17 +8,17 @@ same rows.
 
 from collections.abc import Iterable
 
-from core.fields import AN, UN, Choice, Country, Date, Hex, N, Timestamp
+from core.fields import AN, LETTER, UN, Choice, Country, Date, Hex, N, Timestamp
 from core.status import OperatingStatus
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given, only_with, requires
-from core.tables.common import COMMON, COMMON_INQUIRY
+from core.tables.common import COMMON, COMMON_INQUIRY, ENTITY_ID
 
 from ..models import SecurityStatus, ThreeDSDeleteReason, ThreeDSStatus
 
 M, OPT, C = MANDATORY, OPTIONAL, CONDITIONAL
 
 # Place names: letters (any script), digits, and the space, hyphen, apostrophe and dot they carry.
-PLACE = r"(?:[^\W\d_]|[0-9 .,'\-/])+"
+PLACE = rf"(?:{LETTER}|[0-9 .,'\-/])+"
 
 MERCHANT_ID = F(
     "merchant.id", N(15), M, attr="merchant_id", meaning="acquirer-assigned merchant id"
@@ -182,3 +182,29 @@ MERCHANT_VIEW = Table(
 )
 # The stored values a partial update's rules see, merged with the change.
 MERCHANT_STORED = [MERCHANT_ID.name, *(row.name for row in MERCHANT_FIELDS)]
+
+
+# --- What the other operations answer (the OpenAPI document) ------------------------------------
+
+MERCHANT_STATUS_ROWS = [
+    F("merchant.status", Choice(tuple(OperatingStatus.values))),
+    F("merchant.securityStatus", Choice(tuple(SecurityStatus.values))),
+]
+MERCHANT_3DS_ROWS = [
+    F("merchant.threeDSecure.enrolmentStatus", Choice(tuple(ThreeDSStatus.values))),
+    F("merchant.threeDSecure.deleteReason", Choice(tuple(ThreeDSDeleteReason.values))),
+]
+MERCHANT_CREATE_ANSWER = Table(
+    [
+        MERCHANT_ID,
+        F("merchant.entityId", ENTITY_ID.type, meaning="the merchant's own entityId"),
+        F(
+            "merchant.token",
+            AN(43, min=43, pattern=r"[A-Za-z0-9_\-]+", what="URL-safe base64"),
+            meaning="the merchant's bearer token: shown once, never in a replay",
+        ),
+    ]
+)
+MERCHANT_ID_ANSWER = Table([MERCHANT_ID])
+MERCHANT_STATUS_ANSWER = Table([MERCHANT_ID, *MERCHANT_STATUS_ROWS])
+MERCHANT_3DS_ANSWER = Table([MERCHANT_ID, *MERCHANT_3DS_ROWS])

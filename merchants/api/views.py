@@ -6,15 +6,20 @@ from core import results
 from core.api import SpecInquiryView, SpecView
 from core.auth import Principal
 from core.errors import ParameterError
+from core.schema import answer, body_example, link
 
 from .. import selectors, services
 from .tables import (
+    MERCHANT_3DS_ANSWER,
     MERCHANT_3DS_DELETE,
     MERCHANT_3DS_ENROL,
     MERCHANT_CREATE,
+    MERCHANT_CREATE_ANSWER,
     MERCHANT_DATA,
+    MERCHANT_ID_ANSWER,
     MERCHANT_INQUIRY,
     MERCHANT_STATUS,
+    MERCHANT_STATUS_ANSWER,
     MERCHANT_STORED,
     MERCHANT_UPDATE,
     MERCHANT_VIEW,
@@ -23,11 +28,51 @@ from .tables import (
 PARTICIPATOR = frozenset({"PARTICIPATOR"})
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
 
+# The documented examples act as the demo's participator for its merchant (`make run`).
+BANK = {"entityId": "BANK0001", "entityType": "PARTICIPATOR", "merchantTransactionId": None}
+DEMO_MERCHANT = {"merchant.id": "10000001"}
+
+# What a created merchant's answer feeds: its merchant.id.
+CREATED = answer("merchant", "id")
+MERCHANT_LINKS = {
+    "Inquiry": link(
+        "merchant_inquiry_get", "Read the merchant", parameters={"merchant.id": CREATED}
+    ),
+    "InquiryByPost": link(
+        "merchant_inquiry_post", "Read the merchant (form)", body={"merchant.id": CREATED}
+    ),
+    "Update": link("merchant_update_post", "Change its data", body={"merchant.id": CREATED}),
+    "Status": link("merchant_status_post", "Change its status", body={"merchant.id": CREATED}),
+    "Enrol3DS": link(
+        "merchant_3dsenroll_post", "Enrol it in 3-D Secure", body={"merchant.id": CREATED}
+    ),
+    "Delete3DS": link(
+        "merchant_3dsdelete_post", "End its 3-D Secure enrolment", body={"merchant.id": CREATED}
+    ),
+    "CreateTerminal": link(
+        "terminal_create_post", "Add a terminal to it", body={"merchant.id": CREATED}
+    ),
+}
+
 
 class MerchantCreateView(SpecView):
     table = MERCHANT_CREATE
     operation = "merchant.create"
     entity_types = PARTICIPATOR
+    summary = "Create a merchant (answers its entityId and token, once)"
+    answer_table = MERCHANT_CREATE_ANSWER
+    examples = {
+        "merchant": body_example(
+            MERCHANT_CREATE,
+            {
+                **BANK,
+                "merchant.id": "30000001",
+                **{row.name: None for row in MERCHANT_CREATE if row.mandatory and "." in row.name},
+                "merchant.website": None,
+            },
+        )
+    }
+    links = MERCHANT_LINKS
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
@@ -51,6 +96,13 @@ class MerchantUpdateView(SpecView):
     entity_types = PARTICIPATOR
     partial = True
     always_required = ("entityId", "entityType", "merchantTransactionId", "merchant.id")
+    summary = "Change a merchant's data"
+    answer_table = MERCHANT_ID_ANSWER
+    examples = {
+        "new name": body_example(
+            MERCHANT_UPDATE, {**BANK, **DEMO_MERCHANT, "merchant.name": "Acme Trading Ltd"}
+        )
+    }
 
     def stored(self, principal: Principal, flat: dict[str, Any]) -> dict[str, Any]:
         self.merchant = selectors.merchant_get(
@@ -69,6 +121,13 @@ class MerchantStatusView(SpecView):
     table = MERCHANT_STATUS
     operation = "merchant.status"
     entity_types = PARTICIPATOR
+    summary = "Change a merchant's status or security status"
+    answer_table = MERCHANT_STATUS_ANSWER
+    examples = {
+        "normal": body_example(
+            MERCHANT_STATUS, {**BANK, **DEMO_MERCHANT, "merchant.status": "NORMAL"}
+        )
+    }
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
@@ -91,6 +150,9 @@ class Merchant3DSEnrolView(SpecView):
     table = MERCHANT_3DS_ENROL
     operation = "merchant.3dsenroll"
     entity_types = PARTICIPATOR
+    summary = "Enrol a merchant in 3-D Secure"
+    answer_table = MERCHANT_3DS_ANSWER
+    examples = {"enrol": body_example(MERCHANT_3DS_ENROL, {**BANK, **DEMO_MERCHANT})}
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
@@ -107,6 +169,18 @@ class Merchant3DSDeleteView(SpecView):
     table = MERCHANT_3DS_DELETE
     operation = "merchant.3dsdelete"
     entity_types = PARTICIPATOR
+    summary = "End a merchant's 3-D Secure enrolment"
+    answer_table = MERCHANT_3DS_ANSWER
+    examples = {
+        "delete": body_example(
+            MERCHANT_3DS_DELETE,
+            {
+                **BANK,
+                **DEMO_MERCHANT,
+                "threeDSecure.deleteReason": "Merchant No Longer Participating",
+            },
+        )
+    }
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
@@ -126,6 +200,14 @@ class MerchantInquiryView(SpecInquiryView):
     table = MERCHANT_INQUIRY
     operation = "merchant.inquiry"
     entity_types = ANYONE
+    summary = "Read a merchant: its data, status and 3-D Secure enrolment (never its token)"
+    answer_table = MERCHANT_VIEW
+    examples = {
+        "as the merchant": body_example(
+            MERCHANT_INQUIRY,
+            {"entityId": "10000001", "entityType": "MERCHANT", **DEMO_MERCHANT},
+        )
+    }
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]

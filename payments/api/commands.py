@@ -10,6 +10,7 @@ from core import idempotency
 from .. import cards
 from ..services.types import Card, Details, Money, ThreeDSRequest
 from ..threeds.tables import cardholder_history
+from .tables import PAYMENT
 
 CARD_PREFIX = "card."
 BROWSER_PREFIX = "customer.browser."
@@ -97,13 +98,18 @@ def threeds_from(flat: Mapping[str, Any]) -> ThreeDSRequest:
 
 
 def stored_groups(flat: Mapping[str, Any]) -> dict[str, Any]:
-    """The request's data groups as the payment keeps them: JSON-ready, no card data."""
-    return {name: _json(value) for name, value in flat.items() if not name.startswith(NOT_STORED)}
+    """The request's data groups as the payment keeps them: JSON-ready, no card data, each value
+    as the API shows it (its row's type formats it back), since answers echo them: a cardholder
+    history date sent as 20240131 is kept and echoed as 20240131, not 2024-01-31."""
+    return {
+        name: _shown(name, value) for name, value in flat.items() if not name.startswith(NOT_STORED)
+    }
 
 
-def _json(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return str(value)
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return value
+def _shown(name: str, value: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    row = PAYMENT.match(name)
+    if row is not None:
+        return row.type.format(value)
+    return str(value) if isinstance(value, Decimal) else value

@@ -12,8 +12,11 @@ from rest_framework.response import Response
 from core.api import SpecView
 from core.auth import Principal
 from core.errors import ParameterError
+from core.fields import Choice
 from core.nesting import lookup
 from core.parsers import nest_query
+from core.schema import answer, body_example, link
+from core.tables import Table
 from merchants import selectors as merchant_selectors
 from terminals import selectors as terminal_selectors
 
@@ -32,9 +35,113 @@ from .commands import (
     threeds_from,
 )
 from .tables import PAYMENT, PAYMENT_INQUIRY
+from .tables.answer import PAYMENT_DOCUMENTED
 from .tables.payment import TRANSACTION_ID
 
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
+
+
+# --- The OpenAPI document: examples the API accepts (the demo's merchant of `make run`) --------
+
+MERCHANT = {"entityId": "10000001", "entityType": "MERCHANT", "merchant.id": "10000001"}
+CARD = {
+    "card.number": "4200000000000000",
+    "card.holder": "Jane Doe",
+    "card.expiryMonth": "12",
+    "card.expiryYear": "2034",
+    "card.cvv": "123",
+}
+BROWSER = {
+    f"customer.browser.{name}": value
+    for name, value in (
+        ("acceptHeader", "text/html"),
+        ("language", "en-US"),
+        ("userAgent", "Mozilla/5.0"),
+        ("javascriptEnabled", "true"),
+        ("javaEnabled", "false"),
+        ("screenHeight", "1080"),
+        ("screenWidth", "1920"),
+        ("timezone", "-60"),
+        ("screenColorDepth", "24"),
+        ("challengeWindow", "02"),
+    )
+}
+BILLING = {
+    "billing.street1": "1 Main Street",
+    "billing.city": "Berlin",
+    "billing.postcode": "10115",
+    "billing.country": "DE",
+}
+
+
+def _payment(mtid: str, kind: str, **fields: str) -> dict[str, str]:
+    return {**MERCHANT, "merchantTransactionId": mtid.ljust(32, "0"), "paymentType": kind, **fields}
+
+
+def _example(values: dict[str, str]) -> dict[str, str]:
+    return body_example(PAYMENT, values)
+
+
+INITIAL_EXAMPLES = {
+    "PA": _example(
+        _payment("pa1", "PA", amount="100.00", currency="EUR", validityPeriod="86400000") | CARD
+    ),
+    "DB with billing address, cart and custom parameters": _example(
+        _payment("db1", "DB", amount="25.00", currency="EUR")
+        | CARD
+        | BILLING
+        | {
+            "cart.items[0].name": "Fountain pen",
+            "cart.items[0].quantity": "1",
+            "cart.items[0].price": "25.00",
+            "customParameters[SHOPPER_orderNo]": "42",
+        }
+    ),
+    "DB through a terminal (POS)": _example(
+        _payment("po1", "DB", amount="30.00", currency="EUR", transactionCategory="PO")
+        | {"entityType": "POS", "pos.terminalId": "T0000001"}
+        | CARD
+    ),
+    "DB with 3-D Secure": _example(
+        _payment("ds1", "DB", amount="49.90", currency="EUR")
+        | CARD
+        | {"card.number": "4000000000001091"}
+        | BROWSER
+        | BILLING
+        | {
+            "threeDSecure.indicator": "true",
+            "shopperResultUrl": "https://shop.example.com/3ds-result",
+            "customer.email": "jane@example.com",
+            "customer.givenName": "Jane",
+            "customer.surname": "Doe",
+            "customParameters[ReqAuthMethod]": "02",
+        }
+    ),
+    "DB authenticated elsewhere (threeDSecure.indicator=third)": _example(
+        _payment("th1", "DB", amount="19.90", currency="EUR")
+        | CARD
+        | {
+            "threeDSecure.indicator": "third",
+            "threeDSecure.authenticationStatus": "Y",
+            "threeDSecure.eci": "05",
+            "threeDSecure.verificationId": "AAABBEg0VhI0VniQEjRWAAAAAAA=",
+            "threeDSecure.dsTransactionId": "f25084f0-5b16-4c0a-ae5d-b24808a95e4b",
+        }
+    ),
+    "CD": _example(_payment("cd1", "CD", amount="5.00", currency="EUR") | CARD),
+    "CV": _example(_payment("cv1", "CV") | CARD),
+}
+ORIGINAL = "8ac7a4a0817e8d2d01817f2a33a21c44"  # a payment id: substitute one of yours
+REFERENCED_EXAMPLES = {
+    "CP": _example(_payment("cp1", "CP", amount="60.00", currency="EUR")),
+    "RF": _example(_payment("rf1", "RF", amount="15.00", currency="EUR")),
+    "RV": _example(_payment("rv1", "RV", transactionSource="CARDHOLDER")),
+}
+REVERSAL_EXAMPLES = {
+    "RV": _example(
+        _payment("rv2", "RV", transactionSource="CARDHOLDER", originalTransactionId=ORIGINAL)
+    )
+}
 
 
 def caller_for(principal: Principal, flat: dict[str, Any], base_url: str = "") -> Caller:
@@ -95,20 +202,65 @@ def submit(kind: str, flat: dict[str, Any], common: dict[str, Any], original: st
 
 
 class PaymentsView(SpecView):
-    """Every payment type; the payment row itself is the idempotency record (services.engine)."""
+    """Every payment type; the payment row itself is the idempotency record (services.engine).
+    GET is the inquiry of one payment: the URL conf allows it on /payments/{id} only."""
 
-    http_method_names = ["get", "post"]
+    http_method_names = ["post"]
     only_types: frozenset[str] | None = None
     table = PAYMENT
-    inquiry_table = PAYMENT_INQUIRY  # GET's query parameters, for the OpenAPI schema
+    inquiry_table = PAYMENT_INQUIRY  # GET's query parameters
     operation = "payments.submit"
+    inquiry_operation = "payments.inquiry"
     entity_types = ANYONE
+    summary = "Pay: PA, DB, CD, CV; CP, RV, RF, PR against originalTransactionId"
+    inquiry_summary = "Read a payment: its answer, with merchantTransactionId and merchantMemo"
+    path_parameters = {"payment_id": TRANSACTION_ID}
+    answer_table = PAYMENT_DOCUMENTED
 
-    def allows(self, method: str, **kwargs: Any) -> bool:
-        """GET is the inquiry of one payment: /payments/{id} only."""
-        if method.upper() == "GET" and not kwargs.get("payment_id"):
-            return False
-        return super().allows(method, **kwargs)
+    def request_table(self, path: str) -> tuple[Table, dict[str, Any]]:
+        """/payments/{id} takes the referenced types; the reversal path RV only."""
+        types = self.only_types or (REFERENCED_TYPES if "{payment_id}" in path else None)
+        if types is None:
+            return self.table, {}
+        ordered = tuple(kind for kind in PaymentType.values if kind in types)
+        return self.table, {"paymentType": Choice(ordered)}
+
+    def request_examples(self, path: str) -> dict[str, dict[str, str]]:
+        if self.only_types is not None:
+            return REVERSAL_EXAMPLES
+        return REFERENCED_EXAMPLES if "{payment_id}" in path else INITIAL_EXAMPLES
+
+    def answer_links(self, path: str, method: str) -> dict[str, Any]:
+        """A payment's id feeds its inquiry and the operations that reference it; a pending
+        3-D Secure payment's session the 3-D Secure page."""
+        if method != "POST":
+            return {}
+        paid = answer("id")
+        return {
+            "Inquiry": link(
+                "payments_inquiry_get_path", "Read it", parameters={"payment_id": paid}
+            ),
+            "Referenced": link(
+                "payments_submit_post_path",
+                "Capture, refund or reverse it (CP, RF, RV, PR)",
+                parameters={"payment_id": paid},
+            ),
+            "ReferencedByBody": link(
+                "payments_submit_post",
+                "Capture, refund or reverse it by originalTransactionId",
+                body={"originalTransactionId": paid},
+            ),
+            "Reversal": link(
+                "payments_reverse_post",
+                "Reverse it on the reversal path",
+                body={"originalTransactionId": paid},
+            ),
+            "ThreeDSecure": link(
+                "threeds_start_post",
+                "A pending 3-D Secure payment: the shopper's page (threeDSSessionData)",
+                parameters={"auth_id": answer("redirect", "parameters", "0", "value")},
+            ),
+        }
 
     def post(self, request: Request, payment_id: str | None = None, **kwargs: Any) -> Response:
         if payment_id is not None:
@@ -174,9 +326,7 @@ class PaymentsView(SpecView):
             )
         return payment_id or given
 
-    def get(self, request: Request, payment_id: str | None = None) -> Response:
-        if payment_id is None:  # refused by `allows` before authentication
-            return self.http_method_not_allowed(request)
+    def get(self, request: Request, payment_id: str) -> Response:
         payment_id = checked_path_id(payment_id)
         flat = PAYMENT_INQUIRY.validate(nest_query(request.query_params))
         principal: Principal = request.user  # type: ignore[assignment]
@@ -195,3 +345,4 @@ class ReversalView(PaymentsView):
 
     only_types = frozenset({"RV"})
     operation = "payments.reverse"
+    summary = "Reverse a payment (RV), on the reversal path as the specification prints it"

@@ -15,9 +15,10 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from core.errors import Conflict, Forbidden
+from core.schema import documented
 
 from ..models import ThreeDSAuthentication
-from . import acs
+from . import acs, openapi
 from .services import (
     threeds_answer_challenge,
     threeds_complete,
@@ -61,6 +62,7 @@ def _message(request: HttpRequest, context: dict[str, str], status: int) -> Http
     return render(request, "threeds/message.html", context, status=status)
 
 
+@documented(openapi.start_operations)
 @xframe_options_exempt
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
@@ -75,6 +77,7 @@ def start(request: HttpRequest, auth_id: str) -> HttpResponse:
     return proceed(request, auth_id)
 
 
+@documented(openapi.method_operations)
 @xframe_options_exempt
 @csrf_exempt
 @require_http_methods(["POST"])
@@ -85,6 +88,7 @@ def acs_method(request: HttpRequest, auth_id: str) -> HttpResponse:
     return render(request, "threeds/method_done.html", {"auth_id": auth_id})
 
 
+@documented(openapi.continue_operations)
 @xframe_options_exempt
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
@@ -128,6 +132,7 @@ def _challenge_page(
     )
 
 
+@documented(openapi.challenge_operations)
 @xframe_options_exempt
 @csrf_exempt
 @require_http_methods(["POST"])

@@ -60,3 +60,13 @@ TERMINAL_VIEW = Table(
         F("terminal.updatedAt", Timestamp(), attr="updated_at"),
     ]
 )
+
+# What create, update and status answer (the OpenAPI document).
+TERMINAL_ANSWER = Table([F(MERCHANT_ID.name, MERCHANT_ID.type), TERMINAL_ID])
+TERMINAL_STATUS_ANSWER = Table(
+    [
+        F(MERCHANT_ID.name, MERCHANT_ID.type),
+        TERMINAL_ID,
+        F("terminal.status", Choice(tuple(OperatingStatus.values))),
+    ]
+)

@@ -6,20 +6,48 @@ from core import results
 from core.api import SpecInquiryView, SpecView
 from core.auth import Principal
 from core.errors import ParameterError
+from core.schema import answer, body_example, link
 from merchants import selectors as merchant_selectors
 
 from .. import selectors, services
 from .tables import (
+    TERMINAL_ANSWER,
     TERMINAL_CREATE,
     TERMINAL_DATA,
+    TERMINAL_ID,
     TERMINAL_INQUIRY,
     TERMINAL_STATUS,
+    TERMINAL_STATUS_ANSWER,
     TERMINAL_UPDATE,
     TERMINAL_VIEW,
 )
 
 PARTICIPATOR = frozenset({"PARTICIPATOR"})
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
+
+# The documented examples act as the demo's participator for its merchant and terminal.
+BANK = {"entityId": "BANK0001", "entityType": "PARTICIPATOR", "merchantTransactionId": None}
+DEMO = {"merchant.id": "10000001", "pos.terminalId": "T0000001"}
+
+# What a created terminal's answer feeds: its pos.terminalId (and its merchant.id).
+CREATED = answer("pos", "terminalId")
+TERMINAL_LINKS = {
+    "Inquiry": link(
+        "terminal_inquiry_get", "Read the terminal", parameters={"pos.terminalId": CREATED}
+    ),
+    "InquiryByPost": link(
+        "terminal_inquiry_post", "Read the terminal (form)", body={"pos.terminalId": CREATED}
+    ),
+    "Update": link("terminal_update_post", "Change its data", body={"pos.terminalId": CREATED}),
+    "UpdateByPath": link(
+        "terminal_update_post_path", "Change its data", parameters={"terminal_id": CREATED}
+    ),
+    "Status": link(
+        "terminal_status_post",
+        "Change its status",
+        body={"pos.terminalId": CREATED, "merchant.id": answer("merchant", "id")},
+    ),
+}
 
 
 def _terminal_of_merchant(principal: Principal, flat: dict[str, Any]) -> Any:
@@ -43,6 +71,24 @@ class TerminalCreateView(SpecView):
     table = TERMINAL_CREATE
     operation = "terminal.create"
     entity_types = PARTICIPATOR
+    summary = "Create a terminal (POS) of a merchant"
+    answer_table = TERMINAL_ANSWER
+    examples = {
+        "till": body_example(
+            TERMINAL_CREATE,
+            {
+                **BANK,
+                "merchant.id": "10000001",
+                "pos.terminalId": "T3000001",
+                "pos.name": "Till 1",
+                "pos.deviceId": "998877",
+                "pos.deviceInfo": "Ingenico Move5000",
+                "pos.terminalType": "POS",
+                "pos.pinEntryCapability": "1",
+            },
+        )
+    }
+    links = TERMINAL_LINKS
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
@@ -70,6 +116,16 @@ class TerminalUpdateView(SpecView):
     entity_types = PARTICIPATOR
     partial = True
     always_required = ("entityId", "entityType", "merchantTransactionId")
+    summary = "Change a terminal's data (its id in the path or in pos.terminalId)"
+    path_parameters = {"terminal_id": TERMINAL_ID.type}
+    answer_table = TERMINAL_ANSWER
+
+    def request_examples(self, path: str) -> dict[str, dict[str, str]]:
+        """The id in the path, or in the body."""
+        change = {**BANK, "pos.name": "Till 1 (window)"}
+        if "{terminal_id}" not in path:
+            change["pos.terminalId"] = DEMO["pos.terminalId"]
+        return {"new name": body_example(TERMINAL_UPDATE, change)}
 
     def post(self, request, terminal_id: str | None = None, **kwargs: Any):  # type: ignore[no-untyped-def]
         data = dict(request.data) if isinstance(request.data, dict) else {}
@@ -116,6 +172,11 @@ class TerminalStatusView(SpecView):
     table = TERMINAL_STATUS
     operation = "terminal.status"
     entity_types = PARTICIPATOR
+    summary = "Change a terminal's status"
+    answer_table = TERMINAL_STATUS_ANSWER
+    examples = {
+        "normal": body_example(TERMINAL_STATUS, {**BANK, **DEMO, "terminal.status": "NORMAL"})
+    }
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
@@ -136,6 +197,13 @@ class TerminalInquiryView(SpecInquiryView):
     table = TERMINAL_INQUIRY
     operation = "terminal.inquiry"
     entity_types = ANYONE
+    summary = "Read a terminal: its data and status"
+    answer_table = TERMINAL_VIEW
+    examples = {
+        "as the terminal": body_example(
+            TERMINAL_INQUIRY, {"entityId": "10000001", "entityType": "POS", **DEMO}
+        )
+    }
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]

@@ -1,11 +1,15 @@
 """What a payment answers (spec "Payment response" and the common response fields), as rows
 rendered from the stored payment: the request's formats where the request has the field."""
 
-from core.fields import AN, Amount, Choice, Currency, N
+from core.fields import AN, Amount, Base64, Choice, Currency, N
 from core.tables import F, Table
 
 from ...cards import BRANDS
 from ...models import PaymentType
+from ...threeds.tables import CARDHOLDER_HISTORY, TRANS_STATUS
+from .addresses import BILLING, SHIPPING
+from .cart import CUSTOM_PARAMETERS
+from .parties import CUSTOMER
 from .payment import TRANSACTION_ID
 
 TEXT = AN(255)
@@ -50,5 +54,38 @@ PAYMENT_INQUIRY_ANSWER = Table(
         F("merchantTransactionId", AN(32), attr="merchant_transaction_id"),
         F("merchantMemo", AN(255), attr="merchant_memo"),
         F("transactionSource", AN(32), attr="transaction_source"),
+    ]
+)
+
+# The 3-D Secure block of a final answer (the built-in authentication's result, or the
+# pre-authenticated data sent with indicator=third), and the redirect of a pending one.
+ACS_ID = AN(64, pattern=r"[A-Za-z0-9-]+", what="letters, digits and hyphen")
+THREEDS_ANSWER = [
+    F("threeDSecure.eci", N(2, min=2), meaning="electronic commerce indicator"),
+    F("threeDSecure.verificationId", Base64(255), meaning="the authentication value (CAVV)"),
+    F("threeDSecure.version", Choice(("2.2.0", "2.1.0"))),
+    F("threeDSecure.dsTransactionId", ACS_ID),
+    F("threeDSecure.acsTransactionId", ACS_ID),
+    F("threeDSecure.authenticationStatus", Choice(tuple(TRANS_STATUS)), meaning="transStatus"),
+    F("redirect.url", AN(2048), meaning="where the shopper's browser posts redirect.parameters"),
+    F("redirect.method", Choice(("POST",))),
+    F("redirect.parameters[n].name", Choice(("threeDSSessionData", "threeDSMethodURL"))),
+    F("redirect.parameters[n].value", AN(2048)),
+]
+
+# Everything a payment's answer may carry beside the envelope (payments.render.payment_body):
+# the answer rows, the inquiry's, the 3-D Secure block, the custom parameters as sent (the
+# cardholder history with its formats), and in the inquiry the customer, billing and shipping
+# groups that were sent.
+PAYMENT_DOCUMENTED = Table(
+    [
+        *PAYMENT_ANSWER,
+        *PAYMENT_INQUIRY_ANSWER,
+        *THREEDS_ANSWER,
+        *CUSTOM_PARAMETERS,
+        *CARDHOLDER_HISTORY,
+        *[row for row in CUSTOMER if not row.name.startswith("customer.browser.")],
+        *BILLING,
+        *SHIPPING,
     ]
 )

@@ -1,7 +1,7 @@
 """Formats the payment data groups share (spec: "Customer", "Billing address", "Shipping
 address", "Cart", "Order")."""
 
-from core.fields import AN, Choice, Decimal_
+from core.fields import AN, LETTER, Choice, Decimal_
 
 TEXT255 = AN(255, example="text")
 # "N13, two decimals": 13 digits in all, two of them decimals (a dot between).
@@ -20,7 +20,7 @@ STATE = AN(10, pattern=r"[A-Za-z0-9.]+", what="letters, digits and dot", example
 # "letters" (shipping.city): any script, with the spaces, dots, hyphens, apostrophes of names.
 LETTER_PLACE = AN(
     50,
-    pattern=r"[^\W\d_]+(?:[ .'\-]+[^\W\d_]+)*\.?",
+    pattern=rf"{LETTER}+(?:[ .'\-]+{LETTER}+)*\.?",
     what="letters (with space . ' -)",
     example="Saint-Denis",
 )

@@ -1,0 +1,184 @@
+"""Schemathesis hooks of tests/test_schemathesis.py (SCHEMATHESIS_HOOKS=tests.schemathesis_hooks).
+
+The run acts as the entities the test seeded (a JSON file named by SCHEMATHESIS_CREDENTIALS), as
+a real client would, and otherwise sends what Schemathesis generated:
+
+- spec operations: the request's `entityType`, as generated, picks who calls (PARTICIPATOR the
+  bank, MERCHANT its merchant, POS that merchant through its terminal); `entityId`, the bearer
+  token, and for a merchant or a terminal its own `merchant.id` and `pos.terminalId` become that
+  entity's. A valid `merchantTransactionId` gets a fresh one (a client never reuses one for
+  another request: a reused one answers 800.110.100, and links would have nothing to follow).
+- the token endpoint: every other well-formed client-credentials request is sent as the seeded
+  requestor with a fresh signed assertion, so tokens are issued too;
+- the issuer API: the access token; every other JWE-shaped body becomes a real JWE of the
+  operation's request (`{}` where it has no fields), so answers are encrypted too;
+- merchant/create and terminal/create: a valid merchant.id or pos.terminalId gets a fresh one,
+  so the links from what they create have something to follow;
+- the browser pages: every other well-formed id names a seeded 3-D Secure or out-of-band
+  authentication (with the challenge form's nonce), so the pages run, not only their 404.
+
+Which cases are changed depends only on the generated data (a CRC of it), so a run is the same
+run every time. Nothing here checks anything: the checks are Schemathesis's (schemathesis.toml).
+"""
+
+import itertools
+import json
+import os
+import re
+import time
+import uuid
+import zlib
+from pathlib import Path
+from typing import Any
+
+import schemathesis
+from jwcrypto import jwe, jwk, jwt
+
+# application/jose bodies are text (a compact JWE), sent as generated.
+schemathesis.serializer.alias("application/jose", "text/plain")
+
+ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+MTID = re.compile(r"[A-Za-z0-9]{1,32}")
+MERCHANT_ID = re.compile(r"[0-9]{1,15}")
+TERMINAL_ID = re.compile(r"[A-Za-z0-9_]{1,8}")
+HEX_ID = re.compile(r"[0-9a-f]{32}")
+JWE_SHAPE = re.compile(r"[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){4}")
+_counter = itertools.count(1)
+_credentials: dict[str, Any] | None = None
+
+
+def credentials() -> dict[str, Any]:
+    global _credentials
+    if _credentials is None:
+        _credentials = json.loads(Path(os.environ["SCHEMATHESIS_CREDENTIALS"]).read_text())
+    return _credentials
+
+
+def _every_other(value: Any) -> bool:
+    """Half of the generated values, the same half on every run."""
+    return zlib.crc32(repr(value).encode()) % 2 == 0
+
+
+def _fresh_mtid() -> str:
+    return f"st{next(_counter):030d}"
+
+
+def _assertion() -> str:
+    issuer = credentials()["issuer"]
+    key = jwk.JWK(**issuer["signingKey"])
+    now = int(time.time())
+    claims = {
+        "iss": issuer["clientId"],
+        "sub": issuer["clientId"],
+        "aud": issuer["tokenUrl"],
+        "iat": now,
+        "exp": now + 120,
+        "jti": uuid.uuid4().hex,
+    }
+    token = jwt.JWT(header={"alg": "ES256", "typ": "JWT", "kid": key["kid"]}, claims=claims)
+    token.make_signed_token(key)
+    return str(token.serialize())
+
+
+def _jwe_of(payload: dict[str, Any]) -> str:
+    issuer = credentials()["issuer"]
+    key = jwk.JWK(**issuer["encryptionKey"])
+    header = {"alg": "RSA-OAEP-256", "enc": "A128GCM", "kid": key["kid"]}
+    token = jwe.JWE(json.dumps(payload).encode(), protected=header)
+    token.add_recipient(key)
+    return str(token.serialize(compact=True))
+
+
+def _token_request(case: schemathesis.Case) -> None:
+    body = case.body
+    if not isinstance(body, dict) or body.get("grant_type") != "client_credentials":
+        return
+    if not _every_other(body):
+        return
+    issuer = credentials()["issuer"]
+    body.update(
+        client_id=issuer["clientId"],
+        scope=issuer["scope"],
+        client_assertion_type=ASSERTION_TYPE,
+        client_assertion=_assertion(),
+    )
+    body.pop("client_secret", None)
+
+
+def _issuer_call(case: schemathesis.Case) -> None:
+    issuer = credentials()["issuer"]
+    case.headers = {**(case.headers or {}), "Authorization": f"Bearer {issuer['accessToken']}"}
+    body = case.body
+    if isinstance(body, str) and JWE_SHAPE.fullmatch(body) and _every_other(body):
+        operation = f"{case.path_parameters.get('group')}/{case.path_parameters.get('operation')}"
+        case.body = _jwe_of(issuer["payloads"].get(operation, {}))
+
+
+def _pick(options: list[dict[str, str]], generated: Any) -> dict[str, str]:
+    return options[zlib.crc32(repr(generated).encode()) % len(options)]
+
+
+def _page(case: schemathesis.Case) -> None:
+    """Half of the well-formed ids in a page's path name a seeded authentication (and a 3-D
+    Secure challenge form its nonce): the pages' own logic runs, not only their 404."""
+    parameters = case.path_parameters or {}
+    pages = credentials()["pages"]
+    auth_id = parameters.get("auth_id")
+    if isinstance(auth_id, str) and HEX_ID.fullmatch(auth_id) and _every_other(auth_id):
+        seeded = _pick(pages["threeds"], auth_id)
+        parameters["auth_id"] = seeded["id"]
+        if isinstance(case.body, dict) and "nonce" in case.body:
+            case.body["nonce"] = seeded["nonce"]
+    link_id = parameters.get("authentication_id")
+    if isinstance(link_id, str) and HEX_ID.fullmatch(link_id) and _every_other(link_id):
+        seeded = _pick(pages["oob"], link_id)
+        parameters["authentication_id"], parameters["token"] = seeded["id"], seeded["secret"]
+
+
+def _caller(entity_type: Any) -> dict[str, str]:
+    who = credentials()
+    if entity_type in ("MERCHANT", "POS"):
+        return who["merchant"]
+    return who["participator"]
+
+
+@schemathesis.hook
+def before_call(context: schemathesis.HookContext, case: schemathesis.Case, kwargs: Any) -> None:
+    path = case.operation.path
+    if path == "/oauth2/token":
+        _token_request(case)
+        return
+    if path.startswith("/issuer/v1/"):
+        _issuer_call(case)
+        return
+    if case.operation.definition.raw.get("security") == []:  # pages and health: no entity
+        _page(case)
+        return
+    data = case.query if case.method.upper() == "GET" else case.body
+    entity_type = data.get("entityType") if isinstance(data, dict) else None
+    caller = _caller(entity_type)
+    case.headers = {**(case.headers or {}), "Authorization": f"Bearer {caller['token']}"}
+    if not isinstance(data, dict):
+        return
+    if "entityId" in data:
+        data["entityId"] = caller["entityId"]
+    if entity_type in ("MERCHANT", "POS") and "merchant.id" in data:
+        data["merchant.id"] = caller["merchantId"]
+    if entity_type == "POS":
+        data["pos.terminalId"] = caller["terminalId"]
+    mtid = data.get("merchantTransactionId")
+    # A valid one only (a payment's is exactly 32 characters, a management operation's up to 32):
+    # an invalid one stays, to be refused.
+    payment = path.startswith(("/pay/v3/payments", "/pay/v21/payments"))
+    if isinstance(mtid, str) and MTID.fullmatch(mtid) and (len(mtid) == 32 or not payment):
+        data["merchantTransactionId"] = _fresh_mtid()
+    # What a create makes is new: a valid id gets one no earlier request took.
+    if path == "/pay/v3/merchant/create" and _valid(data, "merchant.id", MERCHANT_ID):
+        data["merchant.id"] = f"7{next(_counter):08d}"
+    if path == "/pay/v3/terminal/create" and _valid(data, "pos.terminalId", TERMINAL_ID):
+        data["pos.terminalId"] = f"S{next(_counter):07d}"
+
+
+def _valid(data: dict[str, Any], name: str, pattern: re.Pattern[str]) -> bool:
+    value = data.get(name)
+    return isinstance(value, str) and pattern.fullmatch(value) is not None
