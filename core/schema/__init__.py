@@ -12,9 +12,10 @@ DRF). `/api/schema/` serves it; tests/test_schemathesis.py runs Schemathesis aga
 from .links import answer, link
 from .operations import EntityTokenScheme, SpecAutoSchema
 from .pages import documented
-from .types import body_example, property_schema, table_schema, type_schema
+from .types import PARTICIPATOR_EXAMPLE, body_example, property_schema, table_schema, type_schema
 
 __all__ = [
+    "PARTICIPATOR_EXAMPLE",
     "EntityTokenScheme",
     "SpecAutoSchema",
     "answer",

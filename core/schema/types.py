@@ -182,6 +182,15 @@ def _place(node: dict[str, Any], parts: list[str], spec: F) -> None:
         _place(members.setdefault(head, _object()), rest, spec)
 
 
+# The documented examples of participator operations act as the demo's participator (`make run`);
+# merchantTransactionId takes its row's valid example.
+PARTICIPATOR_EXAMPLE: dict[str, str | None] = {
+    "entityId": "BANK0001",
+    "entityType": "PARTICIPATOR",
+    "merchantTransactionId": None,
+}
+
+
 def body_example(table: Table, values: Mapping[str, str | None]) -> dict[str, str]:
     """An example body: `values` by name, a name given as None takes its row's valid example.
     Every name must be one the table accepts (a documented example is never refused for a

@@ -6,7 +6,7 @@ from core import results
 from core.api import SpecInquiryView, SpecView
 from core.auth import Principal
 from core.errors import ParameterError
-from core.schema import answer, body_example, link
+from core.schema import PARTICIPATOR_EXAMPLE, answer, body_example, link
 
 from .. import selectors, services
 from .tables import (
@@ -28,8 +28,6 @@ from .tables import (
 PARTICIPATOR = frozenset({"PARTICIPATOR"})
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
 
-# The documented examples act as the demo's participator for its merchant (`make run`).
-BANK = {"entityId": "BANK0001", "entityType": "PARTICIPATOR", "merchantTransactionId": None}
 DEMO_MERCHANT = {"merchant.id": "10000001"}
 
 # What a created merchant's answer feeds: its merchant.id.
@@ -65,7 +63,7 @@ class MerchantCreateView(SpecView):
         "merchant": body_example(
             MERCHANT_CREATE,
             {
-                **BANK,
+                **PARTICIPATOR_EXAMPLE,
                 "merchant.id": "30000001",
                 **{row.name: None for row in MERCHANT_CREATE if row.mandatory and "." in row.name},
                 "merchant.website": None,
@@ -100,7 +98,8 @@ class MerchantUpdateView(SpecView):
     answer_table = MERCHANT_ID_ANSWER
     examples = {
         "new name": body_example(
-            MERCHANT_UPDATE, {**BANK, **DEMO_MERCHANT, "merchant.name": "Acme Trading Ltd"}
+            MERCHANT_UPDATE,
+            {**PARTICIPATOR_EXAMPLE, **DEMO_MERCHANT, "merchant.name": "Acme Trading Ltd"},
         )
     }
 
@@ -125,7 +124,7 @@ class MerchantStatusView(SpecView):
     answer_table = MERCHANT_STATUS_ANSWER
     examples = {
         "normal": body_example(
-            MERCHANT_STATUS, {**BANK, **DEMO_MERCHANT, "merchant.status": "NORMAL"}
+            MERCHANT_STATUS, {**PARTICIPATOR_EXAMPLE, **DEMO_MERCHANT, "merchant.status": "NORMAL"}
         )
     }
 
@@ -152,7 +151,9 @@ class Merchant3DSEnrolView(SpecView):
     entity_types = PARTICIPATOR
     summary = "Enrol a merchant in 3-D Secure"
     answer_table = MERCHANT_3DS_ANSWER
-    examples = {"enrol": body_example(MERCHANT_3DS_ENROL, {**BANK, **DEMO_MERCHANT})}
+    examples = {
+        "enrol": body_example(MERCHANT_3DS_ENROL, {**PARTICIPATOR_EXAMPLE, **DEMO_MERCHANT})
+    }
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
@@ -175,7 +176,7 @@ class Merchant3DSDeleteView(SpecView):
         "delete": body_example(
             MERCHANT_3DS_DELETE,
             {
-                **BANK,
+                **PARTICIPATOR_EXAMPLE,
                 **DEMO_MERCHANT,
                 "threeDSecure.deleteReason": "Merchant No Longer Participating",
             },

@@ -179,6 +179,18 @@ def mark_in_flight(payment: Payment) -> None:
     payment.response_body = {}
 
 
+# The network's answer, as `finish` records it.
+ANSWER_FIELDS = (
+    "auth_code",
+    "acquirer_response",
+    "avs_response",
+    "cvv_response",
+    "mac_response",
+    "stan",
+    "retrieval_ref_no",
+    "acquirer_ref_no",
+    "network_reference",
+)
 # What a claim's transaction or the finalize may have changed since the row was inserted.
 FINISH_FIELDS = (
     "state",
@@ -192,26 +204,7 @@ FINISH_FIELDS = (
     "risk_score",
     "risk_decision",
     "threeds_started",
-    "auth_code",
-    "acquirer_response",
-    "avs_response",
-    "cvv_response",
-    "mac_response",
-    "stan",
-    "retrieval_ref_no",
-    "acquirer_ref_no",
-    "network_reference",
-)
-ANSWER_FIELDS = (
-    "auth_code",
-    "acquirer_response",
-    "avs_response",
-    "cvv_response",
-    "mac_response",
-    "stan",
-    "retrieval_ref_no",
-    "acquirer_ref_no",
-    "network_reference",
+    *ANSWER_FIELDS,
 )
 
 

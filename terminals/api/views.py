@@ -6,7 +6,7 @@ from core import results
 from core.api import SpecInquiryView, SpecView
 from core.auth import Principal
 from core.errors import ParameterError
-from core.schema import answer, body_example, link
+from core.schema import PARTICIPATOR_EXAMPLE, answer, body_example, link
 from merchants import selectors as merchant_selectors
 
 from .. import selectors, services
@@ -25,8 +25,6 @@ from .tables import (
 PARTICIPATOR = frozenset({"PARTICIPATOR"})
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
 
-# The documented examples act as the demo's participator for its merchant and terminal.
-BANK = {"entityId": "BANK0001", "entityType": "PARTICIPATOR", "merchantTransactionId": None}
 DEMO = {"merchant.id": "10000001", "pos.terminalId": "T0000001"}
 
 # What a created terminal's answer feeds: its pos.terminalId (and its merchant.id).
@@ -77,7 +75,7 @@ class TerminalCreateView(SpecView):
         "till": body_example(
             TERMINAL_CREATE,
             {
-                **BANK,
+                **PARTICIPATOR_EXAMPLE,
                 "merchant.id": "10000001",
                 "pos.terminalId": "T3000001",
                 "pos.name": "Till 1",
@@ -122,7 +120,7 @@ class TerminalUpdateView(SpecView):
 
     def request_examples(self, path: str) -> dict[str, dict[str, str]]:
         """The id in the path, or in the body."""
-        change = {**BANK, "pos.name": "Till 1 (window)"}
+        change = {**PARTICIPATOR_EXAMPLE, "pos.name": "Till 1 (window)"}
         if "{terminal_id}" not in path:
             change["pos.terminalId"] = DEMO["pos.terminalId"]
         return {"new name": body_example(TERMINAL_UPDATE, change)}
@@ -175,7 +173,9 @@ class TerminalStatusView(SpecView):
     summary = "Change a terminal's status"
     answer_table = TERMINAL_STATUS_ANSWER
     examples = {
-        "normal": body_example(TERMINAL_STATUS, {**BANK, **DEMO, "terminal.status": "NORMAL"})
+        "normal": body_example(
+            TERMINAL_STATUS, {**PARTICIPATOR_EXAMPLE, **DEMO, "terminal.status": "NORMAL"}
+        )
     }
 
     def perform(
