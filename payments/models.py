@@ -165,6 +165,23 @@ class Payment(models.Model):
         help_text="A 3-D Secure authentication of this platform was started for it.",
     )
 
+    registration = models.ForeignKey(
+        "payments.Registration",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="payments",
+        help_text="The stored card it paid with, or the one it stored (createRegistration).",
+    )
+    standing_instruction = models.ForeignKey(
+        "payments.StandingInstruction",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="payments",
+        help_text="The chain of a merchant-initiated payment (its initialTransactionId).",
+    )
+
     data = models.JSONField(
         default=dict,
         blank=True,
@@ -251,4 +268,5 @@ class Payment(models.Model):
         return (self.amount or ZERO) - self.reversed_amount - self.reversing_amount
 
 
+from .registrations.models import Registration, StandingInstruction  # noqa: E402, F401
 from .threeds.models import FINAL_STATES, ThreeDSAuthentication, ThreeDSState  # noqa: E402, F401

@@ -11,6 +11,7 @@ from .api.tables.answer import PAYMENT_ANSWER, PAYMENT_INQUIRY_ANSWER
 from .threeds.models import ThreeDSAuthentication
 
 INQUIRY_GROUPS = ("customer.", "billing.", "shipping.")
+ECHOED = ("customParameters[", "standingInstruction.")
 BROWSER = "customer.browser."
 PRE_AUTHENTICATED = ("eci", "verificationId", "dsTransactionId", "authenticationStatus")
 RESULT_DETAILS = (
@@ -23,8 +24,9 @@ RESULT_DETAILS = (
 def payment_body(payment: Any, *, inquiry: bool = False, base_url: str = "") -> dict[str, Any]:
     flat = PAYMENT_ANSWER.render(payment)
     for name, value in payment.data.items():
-        if name.startswith("customParameters["):
+        if name.startswith(ECHOED):
             flat[name] = value
+    flat.update(_card_on_file(payment))
     flat.update(_threeds(payment, base_url))
     if inquiry:
         flat.update(PAYMENT_INQUIRY_ANSWER.render(payment))
@@ -38,6 +40,19 @@ def payment_body(payment: Any, *, inquiry: bool = False, base_url: str = "") -> 
     }
     result = Result(payment.result_code, payment.result_description)
     return envelope(result, id=payment.id, data=flat, **extra_result)
+
+
+def _card_on_file(payment: Any) -> dict[str, Any]:
+    """registrationId (the stored card it paid with or stored), and for the CIT that set up a
+    standing instruction its initialTransactionId, which every later MIT names."""
+    flat: dict[str, Any] = {}
+    if payment.registration_id:
+        flat["registrationId"] = payment.registration_id
+    if payment.standing_instruction_id:
+        chain = payment.standing_instruction
+        if chain.initial_payment_id == payment.pk:
+            flat["standingInstruction.initialTransactionId"] = chain.initial_transaction_id
+    return flat
 
 
 def _threeds(payment: Any, base_url: str) -> dict[str, Any]:

@@ -117,6 +117,51 @@ THREEDS_ALREADY_COMPLETE = _d(
     http="409",
 )
 
+# --- card on file: registrations and standing instructions ---------------------------------------
+REGISTRATION_NOT_FOUND = _d(
+    "100.150.200",
+    "registration does not exist",
+    "every /pay/v3/registrations/{id} path (another merchant's registration too)",
+    http="404",
+)
+REGISTRATION_DEREGISTERED = _d(
+    "100.150.202",
+    "registration is deregistered: its card number was destroyed",
+    "payments with a deregistered registration; a second deregistration",
+)
+INSTRUCTION_UNKNOWN = _d(
+    "700.450.100",
+    "standingInstruction.initialTransactionId is not a successful cardholder-initiated "
+    "transaction of this merchant and card",
+    "PA, DB with standingInstruction.source MIT",
+)
+INSTRUCTION_EXPIRED = _d(
+    "700.450.110",
+    "standing instruction expired: no authorization after its standingInstruction.expiry",
+    "PA, DB with standingInstruction.source MIT",
+)
+INSTRUCTION_INSTALLMENTS_USED = _d(
+    "700.450.120",
+    "standing instruction complete: every installment (numberOfInstallments) is authorized",
+    "PA, DB with standingInstruction.source MIT",
+)
+INSTRUCTION_TOO_SOON = _d(
+    "700.450.130",
+    "standing instruction: fewer days since the previous authorization than its frequency",
+    "PA, DB with standingInstruction.source MIT",
+)
+INSTRUCTION_NO_DECLINE_TO_RESUBMIT = _d(
+    "700.450.140",
+    "industryPractice RESUBMISSION needs a declined merchant-initiated payment just before it "
+    "in the same chain",
+    "PA, DB with standingInstruction.source MIT",
+)
+INSTRUCTION_TYPE_MISMATCH = _d(
+    "700.450.150",
+    "standingInstruction.type differs from the type of the initial transaction",
+    "PA, DB with standingInstruction.source MIT",
+)
+
 # --- in flight ----------------------------------------------------------------------------------
 IN_PROGRESS = _d(
     "000.200.100",

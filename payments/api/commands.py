@@ -8,6 +8,7 @@ from typing import Any
 from core import idempotency
 
 from .. import cards
+from ..registrations.instructions import standing_from
 from ..services.types import Card, Details, Money, ThreeDSRequest
 from ..threeds.tables import cardholder_history
 from .tables import PAYMENT
@@ -76,6 +77,8 @@ def details_from(flat: Mapping[str, Any]) -> Details:
         checkout_type=flat.get("checkoutType", ""),
         validity_period_ms=int(period) if period else None,
         data=stored_groups(flat),
+        create_registration=flat.get("createRegistration") == "true",
+        standing=standing_from(flat),
     )
 
 

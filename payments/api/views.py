@@ -22,6 +22,7 @@ from terminals import selectors as terminal_selectors
 
 from .. import selectors, services
 from ..models import REFERENCED_TYPES, PaymentType
+from ..registrations.tables import authentication_problems
 from ..render import payment_body
 from ..services.types import Caller, PaymentOutcome
 from ..threeds import acs
@@ -282,24 +283,32 @@ class PaymentsView(SpecView):
 
     def run(self, principal: Principal, flat: dict[str, Any]) -> PaymentOutcome:
         caller = caller_for(principal, flat, self.request.build_absolute_uri("/"))
-        kind = flat["paymentType"]
-        indicator = flat.get("threeDSecure.indicator", "")
-        if services.threeds_requested(
-            merchant=caller.merchant, payment_type=kind, indicator=indicator
-        ):
-            version = acs.version_for(flat["card.number"])
-            problems = threeds_v2_problems(flat, version=version)
-            if problems:
-                raise ParameterError(
-                    [(name, lookup(self.data, name), msg) for name, msg in problems]
-                )
+        self.check_authentication(caller, flat, card_number=flat.get("card.number", ""))
         common = {
             "caller": caller,
             "reference": flat["merchantTransactionId"],
             "request_hash": request_hash(flat),
             "details": details_from(flat),
         }
-        return submit(kind, flat, common, self.original_id or "")
+        return submit(flat["paymentType"], flat, common, self.original_id or "")
+
+    def check_authentication(
+        self, caller: Caller, flat: dict[str, Any], *, card_number: str
+    ) -> None:
+        """The rules that depend on whether the payment goes through 3-D Secure: its version's
+        fields, and what an INITIAL standing instruction carries."""
+        kind = flat["paymentType"]
+        three_ds = services.threeds_requested(
+            merchant=caller.merchant,
+            payment_type=kind,
+            indicator=flat.get("threeDSecure.indicator", ""),
+            merchant_initiated=flat.get("standingInstruction.source") == "MIT",
+        )
+        problems = authentication_problems(flat, three_ds=three_ds)
+        if three_ds:
+            problems += threeds_v2_problems(flat, version=acs.version_for(card_number))
+        if problems:
+            raise ParameterError([(name, lookup(self.data, name), msg) for name, msg in problems])
 
     @staticmethod
     def _original_id(flat: dict[str, Any], payment_id: str | None) -> str | None:

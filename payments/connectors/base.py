@@ -43,6 +43,9 @@ class AuthRequest:
     entry_mode: str = "81"
     reference: str = ""
     custom: dict[str, str] = field(default_factory=dict)
+    # Card on file (standingInstruction.* as sent: source, mode, type, initialTransactionId,
+    # industryPractice, ...): the network learns a payment is a stored-credential one.
+    stored_credential: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,8 @@ FINISH_FIELDS = (
     "risk_score",
     "risk_decision",
     "threeds_started",
+    "registration",  # stored by an approved createRegistration
+    "standing_instruction",  # the chain an approved CIT set up
     *ANSWER_FIELDS,
 )
 

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
+from core.errors import ParameterError
 from core.results import Result
 from core.status import OperatingStatus
 from merchants.models import Merchant, ThreeDSMode, ThreeDSStatus
@@ -17,6 +18,8 @@ from merchants.models import Merchant, ThreeDSMode, ThreeDSStatus
 from .. import cards, risk
 from .. import results as payment_results
 from ..models import Payment, PaymentType
+from ..registrations import instructions, stored
+from ..registrations.models import Registration, RegistrationStatus
 from . import engine, network
 from .engine import Claim
 from .types import (
@@ -27,6 +30,7 @@ from .types import (
     Details,
     Money,
     PaymentOutcome,
+    StoredCard,
     ThreeDSRequest,
 )
 
@@ -38,11 +42,14 @@ MAIL_OR_PHONE = frozenset({"MO", "TO"})
 MOTO, CARD_PRESENT, ECOMMERCE = ("01", "08"), ("05", "00"), ("81", "59")
 
 
-def threeds_requested(*, merchant: Merchant, payment_type: str, indicator: str) -> bool:
+def threeds_requested(
+    *, merchant: Merchant, payment_type: str, indicator: str, merchant_initiated: bool = False
+) -> bool:
     """Whether a payment goes through the built-in 3-D Secure 2 flow: a PA or DB with
     threeDSecure.indicator force or true, or any PA or DB of a merchant whose 3DS is mandatory
-    (the indicator is then ignored). `third` (pre-authenticated) is not a flow of ours."""
-    if payment_type not in THREEDS_TYPES:
+    (the indicator is then ignored). `third` (pre-authenticated) is not a flow of ours, and a
+    merchant-initiated payment (MIT) has no shopper to authenticate."""
+    if payment_type not in THREEDS_TYPES or merchant_initiated:
         return False
     if merchant.threeds_mode == ThreeDSMode.MANDATORY:
         return True
@@ -55,13 +62,17 @@ def payment_authorize(
     reference: str,
     request_hash: str,
     money: Money,
-    card: Card,
+    card: Card | StoredCard,
     details: Details = NO_DETAILS,
     threeds: ThreeDSRequest = NO_THREEDS,
+    now: datetime | None = None,
 ) -> PaymentOutcome:
     """PA: hold `money` on the card until captured (CP), reversed (RV) or its validityPeriod
-    closes it. May answer pending with a 3-D Secure redirect."""
-    return _initial(PaymentType.PA, caller, reference, request_hash, money, card, details, threeds)
+    closes it. May answer pending with a 3-D Secure redirect. `card` is the card sent, or a
+    registration's (card on file); `now` is the time the standing instruction rules use."""
+    return _initial(
+        PaymentType.PA, caller, reference, request_hash, money, card, details, threeds, now
+    )
 
 
 def payment_debit(
@@ -70,13 +81,16 @@ def payment_debit(
     reference: str,
     request_hash: str,
     money: Money,
-    card: Card,
+    card: Card | StoredCard,
     details: Details = NO_DETAILS,
     threeds: ThreeDSRequest = NO_THREEDS,
+    now: datetime | None = None,
 ) -> PaymentOutcome:
     """DB: authorize and capture `money` at once. May answer pending with a 3-D Secure
-    redirect."""
-    return _initial(PaymentType.DB, caller, reference, request_hash, money, card, details, threeds)
+    redirect. `card` and `now` as for payment_authorize."""
+    return _initial(
+        PaymentType.DB, caller, reference, request_hash, money, card, details, threeds, now
+    )
 
 
 def payment_credit(
@@ -111,12 +125,17 @@ def _initial(
     reference: str,
     request_hash: str,
     money: Money | None,
-    card: Card,
+    card: Card | StoredCard,
     details: Details,
     threeds: ThreeDSRequest = NO_THREEDS,
+    now: datetime | None = None,
 ) -> PaymentOutcome:
+    moment = now or timezone.now()
+    _check_initial_expiry(details, moment)
+
     def process() -> Claim:
         entry_mode, condition_code = entry_and_condition(caller, details.transaction_category)
+        registration, plain = _card_source(caller, card)
         payment = engine.claim(
             caller=caller,
             payment_type=kind,
@@ -124,23 +143,85 @@ def _initial(
             request_hash=request_hash,
             money=money,
             details=details,
-            payment_brand=details.payment_brand or cards.detect_brand(card.number),
-            card_bin=card.number[:6],
-            card_last4=card.number[-4:],
-            card_holder=card.holder,
-            card_expiry_month=card.expiry_month,
-            card_expiry_year=card.expiry_year,
-            pan_ciphertext=cards.encrypt_pan(card.number),
-            pan_fingerprint=cards.fingerprint(card.number),
             entry_mode=entry_mode,
             condition_code=condition_code,
             expires_at=_expiry(details),
+            registration=registration,
+            **_card_columns(details, registration, plain),
         )
-        return _decide(payment, caller, card, details, threeds)
+        if plain is None:  # a deregistered registration: its card is gone
+            return Claim(engine.finish_with(payment, payment_results.REGISTRATION_DEREGISTERED))
+        return _decide(payment, caller, plain, details, threeds, moment)
 
     return engine.submit(
         caller=caller, reference=reference, request_hash=request_hash, claim=process
     )
+
+
+def _card_source(
+    caller: Caller, card: Card | StoredCard
+) -> tuple[Registration | None, Card | None]:
+    """The registration a payment pays with (locked) and the card to send: the card sent, or
+    the registration's from the vault with the CVV of a present cardholder; no card when the
+    registration is deregistered."""
+    if isinstance(card, Card):
+        return None, card
+    registration = stored.registration_lock(
+        merchant=caller.merchant, registration_id=card.registration_id
+    )
+    if registration.status != RegistrationStatus.ACTIVE:
+        return registration, None
+    return registration, Card(
+        number=cards.decrypt_pan(registration.pan_ciphertext),
+        expiry_month=registration.card_expiry_month,
+        expiry_year=registration.card_expiry_year,
+        holder=registration.card_holder,
+        cvv=card.cvv,
+    )
+
+
+def _card_columns(
+    details: Details, registration: Registration | None, plain: Card | None
+) -> dict[str, str]:
+    """What the payment row keeps of its card: BIN, last four, holder, expiry and brand in
+    clear, the PAN only encrypted and fingerprinted (none left of a deregistered one)."""
+    if plain is None:
+        assert registration is not None
+        return {
+            "payment_brand": details.payment_brand or registration.payment_brand,
+            "card_bin": registration.card_bin,
+            "card_last4": registration.card_last4,
+            "card_holder": registration.card_holder,
+            "card_expiry_month": registration.card_expiry_month,
+            "card_expiry_year": registration.card_expiry_year,
+        }
+    number = plain.number
+    brand = registration.payment_brand if registration else cards.detect_brand(number)
+    return {
+        "payment_brand": details.payment_brand or brand,
+        "card_bin": number[:6],
+        "card_last4": number[-4:],
+        "card_holder": plain.holder,
+        "card_expiry_month": plain.expiry_month,
+        "card_expiry_year": plain.expiry_year,
+        "pan_ciphertext": cards.encrypt_pan(number),
+        "pan_fingerprint": cards.fingerprint(number),
+    }
+
+
+def _check_initial_expiry(details: Details, now: datetime) -> None:
+    """An INITIAL standing instruction cannot end before it starts."""
+    standing = details.standing
+    if standing and standing.initial and standing.expiry and standing.expiry < now.date():
+        raise ParameterError(
+            [
+                (
+                    "standingInstruction.expiry",
+                    f"{standing.expiry:%Y-%m-%d}",
+                    "is in the past: an initial standing instruction must end after today",
+                )
+            ]
+        )
 
 
 def _expiry(details: Details) -> datetime | None:
@@ -150,10 +231,20 @@ def _expiry(details: Details) -> datetime | None:
 
 
 def _decide(
-    payment: Payment, caller: Caller, card: Card, details: Details, threeds: ThreeDSRequest
+    payment: Payment,
+    caller: Caller,
+    card: Card,
+    details: Details,
+    threeds: ThreeDSRequest,
+    now: datetime,
 ) -> Claim:
+    standing = details.standing
+    merchant_initiated = bool(standing and standing.merchant_initiated)
     three_ds = threeds_requested(
-        merchant=caller.merchant, payment_type=payment.payment_type, indicator=threeds.indicator
+        merchant=caller.merchant,
+        payment_type=payment.payment_type,
+        indicator=threeds.indicator,
+        merchant_initiated=merchant_initiated,
     )
     refusal = merchant_refusal(caller)
     if refusal is None and cards.expired(
@@ -182,8 +273,16 @@ def _decide(
             payment, payment_results.THREEDS_PENDING, base_url=caller.base_url
         )
         return Claim(pending)
-    if payment.risk_decision:
-        payment.save(update_fields=["risk_score", "risk_decision"])  # kept for the finalize
+    kept = ["risk_score", "risk_decision"] if payment.risk_decision else []
+    if standing is not None and merchant_initiated:
+        # The chain it names: checked and reserved (a refusal rolls the claim back: nothing
+        # written); settled with the network's answer.
+        payment.standing_instruction = instructions.reserve(
+            payment=payment, standing=standing, now=now
+        )
+        kept.append("standing_instruction")
+    if kept:
+        payment.save(update_fields=kept)  # kept for the finalize
     return Claim(
         payment,
         ask=lambda connector, claimed: network.authorize(

@@ -9,6 +9,9 @@ builds the same requests to ask the network what became of a payment.
 
 from ..connectors.base import AuthRequest, Connector, NetworkAnswer, ReferenceRequest
 from ..models import ZERO, Payment, PaymentType
+from ..registrations import instructions, stored
+
+STANDING = "standingInstruction."
 
 
 def authorization_request(payment: Payment, *, pan: str, cvv: str = "") -> AuthRequest:
@@ -26,6 +29,11 @@ def authorization_request(payment: Payment, *, pan: str, cvv: str = "") -> AuthR
         billing_postcode=payment.data.get("billing.postcode", ""),
         entry_mode=payment.entry_mode,
         reference=payment.pk,
+        stored_credential={
+            name[len(STANDING) :]: str(value)
+            for name, value in payment.data.items()
+            if name.startswith(STANDING)
+        },
     )
 
 
@@ -38,8 +46,18 @@ def authorize(connector: Connector, payment: Payment, *, pan: str, cvv: str = ""
 def settle_authorization(
     payment: Payment, locked: dict[str, Payment], answer: NetworkAnswer
 ) -> None:
+    """What an authorization's answer does, in its finalize transaction: an approved DB is
+    captured in full; an approved payment with createRegistration stores its card; the standing
+    instruction a CIT sets up, or an MIT's place in its chain, is settled."""
     if answer.approved and payment.payment_type == PaymentType.DB:
         payment.captured_amount = payment.amount or ZERO  # a debit is captured when approved
+    if answer.approved and stored.wants_registration(payment):
+        stored.store_card(payment)
+    instructions.settle(
+        payment,
+        approved=answer.approved,
+        network_transaction_id=answer.network_reference or payment.network_reference,
+    )
 
 
 def reference_request(payment: Payment, original: Payment) -> ReferenceRequest:

@@ -7,6 +7,7 @@ hides the number and the CVV.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -39,9 +40,42 @@ class Card:
 
 
 @dataclass(frozen=True)
+class StoredCard:
+    """The card of a registration (card on file): the vault's, never sent again; `cvv` only
+    when the cardholder is present to give it (a CIT)."""
+
+    registration_id: str
+    cvv: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
 class Money:
     amount: Decimal
     currency: str
+
+
+@dataclass(frozen=True)
+class StandingInstructionRequest:
+    """standingInstruction.* of a payment (card on file). `mode` is defaulted by the API layer:
+    REPEATED for a merchant-initiated payment (MIT), INITIAL for a cardholder-initiated one
+    (CIT) that does not say."""
+
+    source: str  # CIT or MIT
+    mode: str  # INITIAL or REPEATED
+    type: str = ""  # UNSCHEDULED, INSTALLMENT, RECURRING
+    initial_transaction_id: str = ""
+    industry_practice: str = ""
+    expiry: date | None = None
+    frequency: int | None = None  # minimum days between authorizations
+    installments: int | None = None  # numberOfInstallments
+
+    @property
+    def merchant_initiated(self) -> bool:
+        return self.source == "MIT"
+
+    @property
+    def initial(self) -> bool:
+        return self.mode == "INITIAL"
 
 
 @dataclass(frozen=True)
@@ -60,6 +94,8 @@ class Details:
     checkout_type: str = ""
     validity_period_ms: int | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    create_registration: bool = False  # store the card when approved (createRegistration)
+    standing: StandingInstructionRequest | None = None
 
     def get(self, name: str, default: str = "") -> Any:
         return self.data.get(name, default)

@@ -83,6 +83,9 @@ class ThreeDSAuthentication(models.Model):
     shopper_result_url = models.URLField(max_length=2048)
     browser = models.JSONField(default=dict, blank=True)
     cardholder_history = models.JSONField(default=dict, blank=True)
+    # EMV 3DS recurringExpiry and recurringFrequency of a RECURRING or INSTALLMENT INITIAL.
+    recurring_expiry = models.DateField(null=True, blank=True)
+    recurring_frequency = models.PositiveIntegerField(null=True, blank=True)
     nonce = models.CharField(max_length=64, default=_nonce, editable=False)
     otp_attempts = models.PositiveSmallIntegerField(default=0)
 

@@ -27,6 +27,7 @@ from .. import cards
 from .. import results as payment_results
 from ..connectors.base import Connector, NetworkAnswer
 from ..models import PAYMENT_STATE, Payment, PaymentState, ThreeDSAuthentication, ThreeDSState
+from ..registrations.instructions import standing_of
 from ..services import engine, network
 from ..services.lock_objects import threeds_lock
 from ..services.types import Card, ThreeDSRequest
@@ -63,7 +64,11 @@ def threeds_start(
         flags=dict(request.flags),
     )
     payment.threeds_started = True
+    standing = standing_of(payment)
+    recurring = standing is not None and standing.type in ("RECURRING", "INSTALLMENT")
     return ThreeDSAuthentication.objects.create(
+        recurring_expiry=standing.expiry if recurring and standing else None,
+        recurring_frequency=standing.frequency if recurring and standing else None,
         payment=payment,
         flow=decision.flow,
         issuer_result=decision.issuer_result,

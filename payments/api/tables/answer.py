@@ -6,6 +6,7 @@ from core.tables import F, Table
 
 from ...cards import BRANDS
 from ...models import PaymentType
+from ...registrations.tables import STANDING_INSTRUCTION_ANSWER
 from ...threeds.tables import CARDHOLDER_HISTORY, TRANS_STATUS
 from .addresses import BILLING, SHIPPING
 from .cart import CUSTOM_PARAMETERS
@@ -81,6 +82,7 @@ PAYMENT_DOCUMENTED = Table(
     [
         *PAYMENT_ANSWER,
         *PAYMENT_INQUIRY_ANSWER,
+        *STANDING_INSTRUCTION_ANSWER,
         *THREEDS_ANSWER,
         *CUSTOM_PARAMETERS,
         *CARDHOLDER_HISTORY,

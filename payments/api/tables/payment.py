@@ -19,6 +19,7 @@ from core.tables.common import ENTITY_ID, ENTITY_TYPE
 
 from ...cards import BRANDS, detect_brand
 from ...models import PaymentType, TransactionSource
+from ...registrations.tables import STANDING_INSTRUCTION_GROUP
 from ...threeds.tables import THREEDS_GROUP
 from .addresses import BILLING_GROUP, ORDER_GROUP, SHIPPING_GROUP
 from .airline import AIRLINE_GROUP
@@ -169,7 +170,10 @@ GROUPS = (
 )
 
 PAYMENT = (
-    Table(PAYMENT_FIELDS, rules=[type_rules, *amount_rules, brand_rule]) + GROUPS + THREEDS_GROUP
+    Table(PAYMENT_FIELDS, rules=[type_rules, *amount_rules, brand_rule])
+    + GROUPS
+    + THREEDS_GROUP
+    + STANDING_INSTRUCTION_GROUP
 )
 
 PAYMENT_INQUIRY = Table(
