@@ -1,7 +1,7 @@
 """Bearer authentication that checks the token, entityId and entityType together.
 
 1. `Authorization: Bearer <token>` names an active entity (else 401, 800.900.300).
-2. entityId and entityType are read from the request (query for GET, body otherwise) and
+2. entityId and entityType are read from the request (query for GET and DELETE, body otherwise) and
    validated (400 naming them).
 3. The token may act for entityId if it is that entity's token, or the token of the participator
    that owns it (channel dispatching). entityType must be one the entity may use: PARTICIPATOR
@@ -90,8 +90,12 @@ class Principal:
         return f"entity:{self.entity.entity_id}"
 
 
+# Methods whose parameters are in the query string (a DELETE has no body).
+QUERY_METHODS = ("GET", "HEAD", "DELETE")
+
+
 def request_params(request: Request) -> dict[str, Any]:
-    if request.method in ("GET", "HEAD"):
+    if request.method in QUERY_METHODS:
         return nest_query(request.query_params)
     data = request.data
     return data if isinstance(data, dict) else {}

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .api import views
+from .api import registrations, views
 
 # The methods of each path are said here: a GET is the inquiry of one payment, so only
 # /payments/{id} answers it (the others answer 405, and the OpenAPI document lists no GET there).
@@ -12,4 +12,15 @@ urlpatterns = [
         name="payment",
     ),
     path("pay/v21/payments", views.ReversalView.as_view(), name="payments-v21"),
+    path("pay/v3/registrations", registrations.RegistrationsView.as_view(), name="registrations"),
+    path(
+        "pay/v3/registrations/<str:registration_id>",
+        registrations.RegistrationView.as_view(),
+        name="registration",
+    ),
+    path(
+        "pay/v3/registrations/<str:registration_id>/payments",
+        registrations.RegistrationPaymentsView.as_view(),
+        name="registration-payments",
+    ),
 ]

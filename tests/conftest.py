@@ -58,6 +58,12 @@ class SpecClient:
             HTTP_AUTHORIZATION=f"Bearer {token or self.token}",
         )
 
+    def delete(self, path: str, data: dict[str, Any] | None = None, *, token: str | None = None):  # type: ignore[no-untyped-def]
+        return self.client.delete(
+            f"{path}?{urlencode(self._fields(data or {}, False))}",
+            HTTP_AUTHORIZATION=f"Bearer {token or self.token}",
+        )
+
 
 @pytest.fixture(autouse=True)
 def _demo_files_in_tmp(settings, tmp_path):  # type: ignore[no-untyped-def]

@@ -30,6 +30,7 @@ from .responses import (
 from .types import answer_schema, property_schema, table_schema, type_schema
 
 MEDIA_TYPES = ("application/x-www-form-urlencoded", "application/json")
+QUERY_METHODS = ("GET", "DELETE")  # their fields are query parameters
 BODY_TEXT = (
     "Form-encoded with dotted names (`merchant.postcode`), or JSON with the same names as keys "
     "(a nested JSON object is accepted too). Repeated groups are indexed from 0 without gaps "
@@ -86,7 +87,7 @@ class SpecAutoSchema(AutoSchema):
         text = [f"Callers: entityType {types} (another entity type is refused with 403)."]
         if getattr(self.view, "partial", False):
             text.append("Send the fields to change; an empty optional field clears it.")
-        if self.method == "GET":
+        if self.method in QUERY_METHODS:
             text.append("The same rules as the body of the POST, as query parameters.")
         else:
             text.append(BODY_TEXT)
@@ -112,7 +113,7 @@ class SpecAutoSchema(AutoSchema):
             }
             for name in names
         ]
-        if self.method == "GET":
+        if self.method in QUERY_METHODS:
             table = getattr(self.view, "inquiry_table", None) or self._table()
             assert table is not None
             overrides = self._entity_types()

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from core.api import SpecView
 from core.auth import Principal
 from core.errors import ParameterError
-from core.fields import Choice
+from core.fields import Choice, FieldType
 from core.nesting import lookup
 from core.parsers import nest_query
 from core.schema import answer, body_example, link
@@ -167,13 +167,13 @@ def caller_for(principal: Principal, flat: dict[str, Any], base_url: str = "") -
     return Caller(principal.entity, principal.entity_type, merchant, terminal, base_url)
 
 
-def checked_path_id(payment_id: str) -> str:
-    """The payment id of the path, checked before anything looks it up (a NUL byte in it
-    answered 500 on PostgreSQL); 400 naming `id` when it cannot be a payment id."""
+def checked_path_id(value: str, id_type: FieldType = TRANSACTION_ID, what: str = "payment") -> str:
+    """The id of the path, checked before anything looks it up (a NUL byte in it answered 500
+    on PostgreSQL); 400 naming `id` when it cannot be such an id."""
     try:
-        return str(TRANSACTION_ID.parse(payment_id))
+        return str(id_type.parse(value))
     except ValueError as exc:
-        raise ParameterError([("id", payment_id, f"(the payment id in the path) {exc}")]) from None
+        raise ParameterError([("id", value, f"(the {what} id in the path) {exc}")]) from None
 
 
 def submit(kind: str, flat: dict[str, Any], common: dict[str, Any], original: str) -> Any:

@@ -12,6 +12,8 @@ test cards show what a network can do to an answer:
 - LOST_CARD: the network approves, but the answer never arrives (ConnectorUnavailable); asked
   later, it says approved;
 - SILENT_CARD: no answer, and asked later the network cannot say (the janitor reverses it).
+A merchant-initiated payment (standingInstruction.source MIT) of MIT_DECLINED_AMOUNT is declined
+for insufficient funds, whatever its card: the decline a RESUBMISSION follows.
 `PAYMENTS_SIMULATOR_LOG` (a file path) records every authorization and follow-up the network
 receives, one line each, so a test can count them across processes.
 """
@@ -21,6 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Protocol
 
 from django.conf import settings
@@ -37,6 +40,9 @@ DECLINES = {
     "4000000000009995": (results.DECLINED_INSUFFICIENT_FUNDS, "51", "02", ""),
     "4000000000000127": (results.DECLINED_INVALID_CVV, "N7", "", "N"),
 }
+NO_FUNDS_CARD = "4000000000009995"
+# A merchant-initiated payment (MIT) of this amount is declined for insufficient funds (51).
+MIT_DECLINED_AMOUNT = Decimal("51.00")
 TIMEOUT_CARD = "4000000000000119"  # the network answers "timeout, uncertain" (900.100.300)
 SLOW_CARD = "4000000000000150"
 LOST_CARD = "4000000000000168"
@@ -218,6 +224,12 @@ class SimulatorConnector:
                 **ids,
             )
         declined = DECLINES.get(request.pan)
+        if (
+            declined is None
+            and request.stored_credential.get("source") == "MIT"
+            and request.amount == MIT_DECLINED_AMOUNT
+        ):
+            declined = DECLINES[NO_FUNDS_CARD]  # so a RESUBMISSION can be tried
         if declined:
             result, acquirer, mac, cvv_override = declined
             return NetworkAnswer(

@@ -29,8 +29,8 @@ from core.lookups import one
 
 from .. import results
 from ..models import Payment, PaymentState
-from ..services.types import StandingInstructionRequest
 from .models import InstructionType, StandingInstruction
+from .types import StandingInstructionRequest
 
 SI = "standingInstruction."
 MONTH_DAYS = 28
@@ -177,3 +177,19 @@ def standing_from(values: Mapping[str, Any]) -> StandingInstructionRequest | Non
         frequency=int(frequency) if frequency else None,
         installments=int(installments) if installments else None,
     )
+
+
+def standing_data(standing: StandingInstructionRequest) -> dict[str, str]:
+    """standingInstruction.* as a payment keeps them with its data groups (the inverse of
+    `standing_from`): what the network is told and the answers echo."""
+    values = {
+        "source": standing.source,
+        "mode": standing.mode,
+        "type": standing.type,
+        "initialTransactionId": standing.initial_transaction_id,
+        "industryPractice": standing.industry_practice,
+        "expiry": f"{standing.expiry:%Y-%m-%d}" if standing.expiry else "",
+        "frequency": str(standing.frequency or ""),
+        "numberOfInstallments": str(standing.installments or ""),
+    }
+    return {SI + name: value for name, value in values.items() if value}

@@ -140,9 +140,8 @@ def standing_rules(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
         )
 
 
-STANDING_INSTRUCTION_GROUP = Table(
-    [*STANDING_INSTRUCTION_FIELDS, CREATE_REGISTRATION], rules=[standing_rules]
-)
+STANDING_INSTRUCTION = Table(STANDING_INSTRUCTION_FIELDS, rules=[standing_rules])
+STANDING_INSTRUCTION_GROUP = STANDING_INSTRUCTION + Table([CREATE_REGISTRATION])
 
 # What a payment answers of its standing instruction: the fields sent, and for a successful CIT
 # the network's id of it (every later MIT names it).
@@ -156,14 +155,21 @@ STANDING_INSTRUCTION_ANSWER = [
 
 REGISTRATION_INQUIRY = Table([ENTITY_ID, ENTITY_TYPE])
 
+# One standing instruction set up with a registration (a chain of CIT and MITs).
+INSTRUCTION_ANSWER = Table(
+    [
+        F("initialTransactionId", INITIAL_TRANSACTION_ID),
+        F("type", Choice(tuple(InstructionType.values))),
+        F("frequency", N(4), attr="frequency_days"),
+        F("numberOfInstallments", N(3)),
+        F("expiry", Date("yyyy-MM-dd")),
+        F("authorizations", N(6), meaning="approved authorizations, the CIT's included"),
+        F("lastAuthorizedAt", Timestamp()),
+    ]
+)
 INSTRUCTION_ROWS = [
-    F("standingInstructions[n].initialTransactionId", INITIAL_TRANSACTION_ID),
-    F("standingInstructions[n].type", Choice(tuple(InstructionType.values))),
-    F("standingInstructions[n].frequency", N(4)),
-    F("standingInstructions[n].numberOfInstallments", N(3)),
-    F("standingInstructions[n].expiry", Date("yyyy-MM-dd")),
-    F("standingInstructions[n].authorizations", N(6)),
-    F("standingInstructions[n].lastAuthorizedAt", Timestamp()),
+    F(f"standingInstructions[n].{row.name}", row.type, meaning=row.meaning)
+    for row in INSTRUCTION_ANSWER
 ]
 REGISTRATION_ANSWER = Table(
     [

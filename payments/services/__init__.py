@@ -37,6 +37,8 @@ from .types import (
     Details,
     Money,
     PaymentOutcome,
+    StandingInstructionRequest,
+    StoredCard,
     ThreeDSRequest,
 )
 
@@ -49,6 +51,8 @@ __all__ = [
     "Money",
     "PaymentOutcome",
     "Resolution",
+    "StandingInstructionRequest",
+    "StoredCard",
     "ThreeDSRequest",
     "payment_authorize",
     "payment_capture",

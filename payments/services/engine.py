@@ -33,6 +33,7 @@ from .. import results as payment_results
 from ..connectors.base import Connector, ConnectorUnavailable, NetworkAnswer
 from ..connectors.simulator import get_connector
 from ..models import PAYMENT_STATE, Payment, PaymentState
+from ..registrations.instructions import standing_data
 from ..render import payment_body
 from .lock_objects import payments_lock, state_lock
 from .types import Caller, Details, Money, PaymentOutcome
@@ -160,13 +161,25 @@ def claim(
         merchant_memo=details.merchant_memo,
         checkout_type=details.checkout_type,
         validity_period_ms=details.validity_period_ms,
-        data=dict(details.data),
+        data=_stored_data(details),
         test_mode=caller.merchant.in_test_mode,
         **fields,
     )
     mark_in_flight(payment)
     payment.save(force_insert=True)
     return payment
+
+
+def _stored_data(details: Details) -> dict[str, object]:
+    """The data groups as the payment keeps them, with createRegistration and the standing
+    instruction (typed in `details`), which the finalize and the network read."""
+    data = dict(details.data)
+    if details.create_registration:
+        data["createRegistration"] = "true"
+    if details.standing is not None:
+        for name, value in standing_data(details.standing).items():
+            data.setdefault(name, value)  # as sent, when the API sent it
+    return data
 
 
 def mark_in_flight(payment: Payment) -> None:

@@ -7,7 +7,6 @@ hides the number and the CVV.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -16,6 +15,7 @@ from merchants.models import Entity, Merchant
 from terminals.models import Terminal
 
 from ..models import Payment
+from ..registrations.types import StandingInstructionRequest
 
 
 @dataclass(frozen=True)
@@ -52,30 +52,6 @@ class StoredCard:
 class Money:
     amount: Decimal
     currency: str
-
-
-@dataclass(frozen=True)
-class StandingInstructionRequest:
-    """standingInstruction.* of a payment (card on file). `mode` is defaulted by the API layer:
-    REPEATED for a merchant-initiated payment (MIT), INITIAL for a cardholder-initiated one
-    (CIT) that does not say."""
-
-    source: str  # CIT or MIT
-    mode: str  # INITIAL or REPEATED
-    type: str = ""  # UNSCHEDULED, INSTALLMENT, RECURRING
-    initial_transaction_id: str = ""
-    industry_practice: str = ""
-    expiry: date | None = None
-    frequency: int | None = None  # minimum days between authorizations
-    installments: int | None = None  # numberOfInstallments
-
-    @property
-    def merchant_initiated(self) -> bool:
-        return self.source == "MIT"
-
-    @property
-    def initial(self) -> bool:
-        return self.mode == "INITIAL"
 
 
 @dataclass(frozen=True)
