@@ -126,3 +126,49 @@ def _in_thread(call):
     future = pool.submit(run)
     pool.shutdown(wait=False)
     return future
+
+
+def test_two_mits_of_one_chain_at_once_never_both_pass_the_frequency_rule():
+    """The first MIT is held at the network (in flight, counted on the chain); the second,
+    claimed meanwhile, is measured from it and refused; only one is authorized."""
+    from payments.connectors import simulator
+    from payments.models import StandingInstruction
+    from tests.payments.test_registrations import pay_stored
+
+    merchant = MerchantFactory()
+    payer = payer_for(merchant)
+    with simulator.held() as gate:
+        pending = _in_thread(
+            lambda: payer_for(merchant).pay(
+                "CV",
+                None,
+                number=simulator.SLOW_CARD,
+                createRegistration="true",
+                **{
+                    "standingInstruction.source": "CIT",
+                    "standingInstruction.type": "RECURRING",
+                    "standingInstruction.frequency": "28",
+                },
+            )
+        )
+        gate.wait_for_callers(1)
+        gate.release()
+        setup = pending.result().json()
+    registration = setup["registrationId"]
+    initial_id = setup["standingInstruction"]["initialTransactionId"]
+    mit = {
+        "standingInstruction.source": "MIT",
+        "standingInstruction.initialTransactionId": initial_id,
+    }
+    with simulator.held() as gate:
+        running = _in_thread(lambda: race([lambda: pay_stored(payer, registration, **mit)] * 2))
+        assert gate.wait_for_callers(1)
+        assert StandingInstruction.objects.get().in_flight == 1
+        gate.release()
+        responses = running.result()
+    codes = sorted(r.json()["result"]["code"] for r in responses)
+    assert codes == ["000.000.000", "700.450.130"]
+    chain = StandingInstruction.objects.get()
+    assert (chain.authorizations, chain.in_flight) == (1, 0)
+    mits = Payment.objects.filter(standing_instruction=chain).exclude(pk=chain.initial_payment_id)
+    assert mits.count() == 1
