@@ -24,6 +24,7 @@ from django.utils.safestring import SafeString
 from core import results
 
 from .models import ZERO, Payment, PaymentType, ThreeDSAuthentication
+from .registrations.admin import instruction_chain  # also registers the card-on-file admins
 from .selectors import payment_chain
 
 UNCLASSIFIED = "unclassified"
@@ -239,6 +240,10 @@ class PaymentAdmin(admin.ModelAdmin):
         ("Data groups", {"fields": ("data_display",)}),
         ("Response", {"fields": ("response_display",), "classes": ("collapse",)}),
         ("Chain", {"fields": ("chain",)}),
+        (
+            "Card on file",
+            {"fields": ("registration", "standing_instruction_chain")},
+        ),
     )
     readonly_fields = flatten_fieldsets(fieldsets)
 
@@ -273,6 +278,10 @@ class PaymentAdmin(admin.ModelAdmin):
     @admin.display(description="response body")
     def response_display(self, obj: Payment) -> SafeString:
         return _pretty_json(obj.response_body)
+
+    @admin.display(description="standing instruction")
+    def standing_instruction_chain(self, obj: Payment) -> SafeString:
+        return instruction_chain(obj.standing_instruction, current=obj.pk)
 
     @admin.display(description="operations")
     def chain(self, obj: Payment) -> SafeString:

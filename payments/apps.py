@@ -10,6 +10,7 @@ class PaymentsConfig(AppConfig):
 
         from . import results  # noqa: F401 - declares the app's result codes
         from .cards import PAN_PURPOSE
-        from .models import Payment
+        from .models import Payment, Registration
 
         vault.register(Payment, "pan_ciphertext", purpose=PAN_PURPOSE)
+        vault.register(Registration, "pan_ciphertext", purpose=PAN_PURPOSE)

@@ -3,7 +3,7 @@
 | use case | function |
 |---|---|
 | store a card without a payment (a zero-amount CV) | `registration_create` |
-| deregister: destroy the stored PAN | `registration_deregister` |
+| deregister: destroy the stored PAN | `registration_deregister` (staff: `..._by_staff`) |
 | pay with a stored card | `payment_authorize` / `payment_debit` with a `StoredCard` |
 
 A registration is made only by an approved payment or verification, in its finalize transaction
@@ -13,6 +13,7 @@ A registration is made only by an approved payment or verification, in its final
 from dataclasses import replace
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from core.errors import NotFound
 from core.lookups import one
@@ -45,11 +46,22 @@ def registration_deregister(*, entity: Entity, registration_id: str) -> Registra
     """Destroy the stored card (the row stays, DEREGISTERED, for the history); later payments
     with it answer 100.150.202, and so does a second deregistration. 404 (100.150.200) for a
     registration the entity does not reach."""
+    return _deregister(
+        registrations_reachable(entity=entity), registration_id, f"entity:{entity.entity_id}"
+    )
+
+
+def registration_deregister_by_staff(*, registration_id: str, actor: str) -> Registration:
+    """The same, by bank staff in the admin (any merchant's registration)."""
+    return _deregister(Registration.objects.all(), registration_id, actor)
+
+
+def _deregister(
+    reachable: QuerySet[Registration], registration_id: str, actor: str
+) -> Registration:
     with transaction.atomic():
-        registration = one(
-            registrations_reachable(entity=entity).select_for_update().filter(pk=registration_id)
-        )
+        registration = one(reachable.select_for_update().filter(pk=registration_id))
         if registration is None:
             raise NotFound(results.REGISTRATION_NOT_FOUND)
-        stored.destroy_card(registration, actor=f"entity:{entity.entity_id}")
+        stored.destroy_card(registration, actor=actor)
         return registration

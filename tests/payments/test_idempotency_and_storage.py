@@ -55,6 +55,44 @@ def test_no_table_holds_the_pan_or_the_cvv(payer):
             assert f"'{CVV}'" not in dump and f'"{CVV}"' not in dump, table
 
 
+def test_no_table_holds_the_pan_or_the_cvv_of_a_stored_card(payer):
+    """Card on file: a registration, a CIT and an MIT with the stored card, a deregistration."""
+    data = payer.pay(
+        "DB",
+        createRegistration="true",
+        **{"card.number": PAN, "card.cvv": CVV, "standingInstruction.source": "CIT"},
+    ).json()
+    registration = data["registrationId"]
+    payer.client.post(
+        f"/pay/v3/registrations/{registration}/payments",
+        {
+            "paymentType": "DB",
+            "merchant.id": payer.merchant.merchant_id,
+            "amount": "5.00",
+            "currency": "EUR",
+            "standingInstruction.source": "MIT",
+            "standingInstruction.initialTransactionId": data["standingInstruction"][
+                "initialTransactionId"
+            ],
+            "merchantTransactionId": mtid(),
+        },
+        mtid=False,
+    )
+    second = payer.client.post(
+        "/pay/v3/registrations",
+        {"merchant.id": payer.merchant.merchant_id, "card.number": PAN, "card.cvv": CVV}
+        | {"card.expiryMonth": "12", "card.expiryYear": "2034", "merchantTransactionId": mtid()},
+        mtid=False,
+    ).json()["registrationId"]
+    payer.client.delete(f"/pay/v3/registrations/{second}")
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names():
+            cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - table names from the schema
+            dump = repr(cursor.fetchall())
+            assert PAN not in dump, table
+            assert f"'{CVV}'" not in dump and f'"{CVV}"' not in dump, table
+
+
 def test_pan_and_cvv_are_not_logged(payer, caplog):
     import logging
 

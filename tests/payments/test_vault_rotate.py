@@ -45,3 +45,17 @@ def test_dry_run_writes_nothing(payer, settings):
     settings.VAULT_ACTIVE_KEY_ID = "new1"
     call_command("vault_rotate", "--dry-run", stdout=StringIO())
     assert vault.key_id_of(Payment.objects.get(pk=payment_id).pan_ciphertext) == "dev1"
+
+
+def test_rotation_covers_stored_registrations(payer, settings):
+    from payments.models import Registration
+
+    registration_id = payer.pay("DB", createRegistration="true").json()["registrationId"]
+    settings.VAULT_KEYS = f"{settings.VAULT_KEYS},new1:{NEW_KEY}"
+    settings.VAULT_ACTIVE_KEY_ID = "new1"
+    out = StringIO()
+    call_command("vault_rotate", stdout=out)
+    assert "payments.Registration.pan_ciphertext: 1 to re-encrypt" in out.getvalue()
+    stored = Registration.objects.get(pk=registration_id)
+    assert vault.key_id_of(stored.pan_ciphertext) == "new1"
+    assert decrypt_pan(stored.pan_ciphertext) == "4200000000000000"
