@@ -1,14 +1,17 @@
 """Replay the curl commands of the docs and of seed_demo through Django's test client.
 
-Understands what the docs use: the URL, -H, -d, --data-urlencode and -G (GET with the data as
-query parameters). Shell variables are substituted from a mapping.
+Understands what the docs use: the URL, -H, -d, --data-urlencode, -G (the data as query
+parameters, a GET) and -X DELETE. Shell variables are substituted from a mapping; an assignment
+`NAME=$(curl ... | python3 -c '... json.load(sys.stdin)["a"]["b"] ...')` keeps that member of the
+answer.
 """
 
 import re
 import shlex
 from urllib.parse import quote, urlsplit
 
-ASSIGNMENT = re.compile(r"^(\w+)=\$\((curl .*?)\s*\|\s*python3 -c .*\)$")
+ASSIGNMENT = re.compile(r"^(\w+)=\$\((curl .*?)\s*\|\s*python3 -c (.*)\)$")
+MEMBERS = re.compile(r'json\.load\(sys\.stdin\)((?:\["\w+"\])+)')
 
 
 def curl_commands(text: str) -> list[str]:
@@ -31,7 +34,10 @@ def run_all(client, commands: list[str], variables: dict[str, str]):  # type: ig
         assigned = ASSIGNMENT.match(command)
         response = replay(client, assigned.group(2) if assigned else command, variables)
         if assigned and response.status_code == 200:
-            variables[assigned.group(1)] = response.json()["id"]
+            value = response.json()
+            for key in re.findall(r'"(\w+)"', MEMBERS.search(assigned.group(3)).group(1)):
+                value = value[key]
+            variables[assigned.group(1)] = value
         yield command, response
 
 
@@ -56,7 +62,11 @@ def replay(client, command: str, variables: dict[str, str]):  # type: ignore[no-
             i += 2
             continue
         if arg == "-G":
-            method = "GET"
+            method = "GET" if method == "POST" else method
+        elif arg == "-X":
+            method = args[i + 1]
+            i += 2
+            continue
         elif not arg.startswith("-"):
             url = arg
         i += 1
@@ -64,4 +74,6 @@ def replay(client, command: str, variables: dict[str, str]):  # type: ignore[no-
     body = "&".join(field.replace(" ", "%20") for field in fields)
     if method == "GET":
         return client.get(f"{path}?{body}", **headers)
+    if method == "DELETE":
+        return client.delete(f"{path}?{body}", **headers)
     return client.post(path, body, content_type="application/x-www-form-urlencoded", **headers)
