@@ -8,10 +8,12 @@ from core.envelope import envelope
 from core.results import Result
 
 from .api.tables.answer import PAYMENT_ANSWER, PAYMENT_INQUIRY_ANSWER
+from .registrations.tables import CHAIN_PAYMENT
 from .threeds.models import ThreeDSAuthentication
 
 INQUIRY_GROUPS = ("customer.", "billing.", "shipping.")
 ECHOED = ("customParameters[", "standingInstruction.")
+CHAIN_ROWS = ("id", "paymentType", "amount", "currency", "resultCode", "createdAt")
 BROWSER = "customer.browser."
 PRE_AUTHENTICATED = ("eci", "verificationId", "dsTransactionId", "authenticationStatus")
 RESULT_DETAILS = (
@@ -26,7 +28,7 @@ def payment_body(payment: Any, *, inquiry: bool = False, base_url: str = "") -> 
     for name, value in payment.data.items():
         if name.startswith(ECHOED):
             flat[name] = value
-    flat.update(_card_on_file(payment))
+    flat.update(_card_on_file(payment, inquiry=inquiry))
     flat.update(_threeds(payment, base_url))
     if inquiry:
         flat.update(PAYMENT_INQUIRY_ANSWER.render(payment))
@@ -42,16 +44,25 @@ def payment_body(payment: Any, *, inquiry: bool = False, base_url: str = "") -> 
     return envelope(result, id=payment.id, data=flat, **extra_result)
 
 
-def _card_on_file(payment: Any) -> dict[str, Any]:
-    """registrationId (the stored card it paid with or stored), and for the CIT that set up a
-    standing instruction its initialTransactionId, which every later MIT names."""
+def _card_on_file(payment: Any, *, inquiry: bool) -> dict[str, Any]:
+    """registrationId (the stored card it paid with or stored), for the CIT that set up a
+    standing instruction its initialTransactionId (every later MIT names it), and in the inquiry
+    the chain: the CIT and every MIT that named it, oldest first."""
     flat: dict[str, Any] = {}
     if payment.registration_id:
         flat["registrationId"] = payment.registration_id
-    if payment.standing_instruction_id:
-        chain = payment.standing_instruction
-        if chain.initial_payment_id == payment.pk:
-            flat["standingInstruction.initialTransactionId"] = chain.initial_transaction_id
+    if not payment.standing_instruction_id:
+        return flat
+    chain = payment.standing_instruction
+    if chain.initial_payment_id == payment.pk:
+        flat["standingInstruction.initialTransactionId"] = chain.initial_transaction_id
+    if inquiry:
+        members = chain.payments.order_by("created_at")
+        flat["standingInstruction.payments"] = [
+            {"source": "CIT" if member.pk == chain.initial_payment_id else "MIT"}
+            | CHAIN_PAYMENT.render(member, names=CHAIN_ROWS)
+            for member in members
+        ]
     return flat
 
 

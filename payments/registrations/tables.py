@@ -9,7 +9,7 @@ resubmission) are the services' (registrations/instructions.py): they answer a r
 from collections.abc import Iterable
 from typing import Any
 
-from core.fields import AN, Choice, Date, N, Timestamp
+from core.fields import AN, Amount, Choice, Currency, Date, N, Timestamp
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given
 from core.tables.common import ENTITY_ID, ENTITY_TYPE
 
@@ -143,12 +143,26 @@ def standing_rules(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
 STANDING_INSTRUCTION = Table(STANDING_INSTRUCTION_FIELDS, rules=[standing_rules])
 STANDING_INSTRUCTION_GROUP = STANDING_INSTRUCTION + Table([CREATE_REGISTRATION])
 
-# What a payment answers of its standing instruction: the fields sent, and for a successful CIT
-# the network's id of it (every later MIT names it).
+# One payment of a chain, as the payment inquiry lists them (the CIT and every MIT).
+CHAIN_PAYMENT = Table(
+    [
+        F("id", AN(32, min=32, pattern=r"[A-Za-z0-9]{32}", what="a payment id"), attr="pk"),
+        F("source", Choice(SOURCES)),
+        F("paymentType", Choice(MIT_TYPES + ("CV",))),
+        F("amount", Amount()),
+        F("currency", Currency()),
+        F("resultCode", AN(11, pattern=r"[0-9]{3}\.[0-9]{3}\.[0-9]{3}", what="a result code")),
+        F("createdAt", Timestamp()),
+    ]
+)
+
+# What a payment answers of its standing instruction: the fields sent, for a successful CIT the
+# network's id of it (every later MIT names it), and in the inquiry the chain's payments.
 STANDING_INSTRUCTION_ANSWER = [
     F("registrationId", REGISTRATION_ID, attr="registration_id"),
     F(SI + "initialTransactionId", INITIAL_TRANSACTION_ID),
     *[row for row in STANDING_INSTRUCTION_FIELDS if row.name != SI + "initialTransactionId"],
+    *[F(f"{SI}payments[n].{row.name}", row.type, meaning=row.meaning) for row in CHAIN_PAYMENT],
 ]
 
 # --- the registrations paths ---------------------------------------------------------------

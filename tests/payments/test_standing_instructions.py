@@ -483,3 +483,20 @@ def test_two_merchants_chains_do_not_mix(payer):
     MerchantFactory()
     data, _ = cit(payer)
     assert StandingInstruction.objects.get().merchant_id == payer.merchant.pk
+
+
+def test_the_payment_inquiry_shows_the_chain(payer):
+    data, registration_id = cit(payer)
+    initial_id = data["standingInstruction"]["initialTransactionId"]
+    response = pay_stored(
+        payer, registration_id, **si(source="MIT", initialTransactionId=initial_id)
+    )
+    mit_id = response.json()["id"]
+    assert "payments" not in response.json()["standingInstruction"]  # the inquiry only
+    chain = payer.get(mit_id).json()["standingInstruction"]["payments"]
+    assert [(p["id"], p["source"], p["resultCode"]) for p in chain] == [
+        (data["id"], "CIT", "000.000.000"),
+        (mit_id, "MIT", "000.000.000"),
+    ]
+    assert chain[1]["amount"] == "10.00" and chain[1]["currency"] == "EUR"
+    assert payer.get(data["id"]).json()["standingInstruction"]["payments"] == chain
