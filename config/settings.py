@@ -224,6 +224,10 @@ if not DEBUG and not _COLLECTSTATIC and (_dev_keys := _development_keys_in_use()
 # How long a remote connector may take to answer; a payment IN_FLIGHT for longer goes to the
 # janitor (payments.resolve_in_flight on beat, or `manage.py resolve_in_flight`).
 PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = env.float("PAYMENTS_CONNECTOR_TIMEOUT_SECONDS", default=30.0)
+# A hosted checkout's page may be used this long after the checkout was created.
+CHECKOUT_LIFETIME_MINUTES = env.int("CHECKOUT_LIFETIME_MINUTES", default=30)
+# How the checkout page names the platform to the shopper ("Your card details go only to ...").
+CHECKOUT_PLATFORM_NAME = env.str("CHECKOUT_PLATFORM_NAME", default="the bank's payment page")
 # The simulator's slow test card: "delay" answers after PAYMENTS_SIMULATOR_SLOW_SECONDS;
 # "advisory-lock" waits for a PostgreSQL advisory lock a test holds (tests only).
 PAYMENTS_SIMULATOR_GATE = env.str("PAYMENTS_SIMULATOR_GATE", default="delay")

@@ -16,6 +16,7 @@ urlpatterns = [
     path("pay/v3/", include("terminals.urls")),
     path("", include("payments.urls")),
     path("", include("payments.threeds.urls")),
+    path("", include("payments.checkouts.urls")),
     path("", include("issuer.urls_oauth")),
     path("", include("issuer.urls_api")),
     # Last: every other path under /pay/, /v3/, /merch-web/ and /issuer/ is the JSON 404.

@@ -268,5 +268,6 @@ class Payment(models.Model):
         return (self.amount or ZERO) - self.reversed_amount - self.reversing_amount
 
 
+from .checkouts.models import Checkout  # noqa: E402, F401
 from .registrations.models import Registration, StandingInstruction  # noqa: E402, F401
 from .threeds.models import FINAL_STATES, ThreeDSAuthentication, ThreeDSState  # noqa: E402, F401

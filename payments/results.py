@@ -162,6 +162,29 @@ INSTRUCTION_TYPE_MISMATCH = _d(
     "PA, DB with standingInstruction.source MIT",
 )
 
+# --- hosted checkout ------------------------------------------------------------------------------
+CHECKOUT_CREATED = _d(
+    "000.200.101",
+    "checkout created: send the shopper's browser to redirect.url",
+    "POST /pay/v3/checkouts",
+)
+CHECKOUT_OPEN = _d(
+    "000.200.102",
+    "checkout open: the shopper has not paid yet",
+    "GET /pay/v3/checkouts/{id}/payment",
+)
+CHECKOUT_EXPIRED = _d(
+    "100.396.105",
+    "checkout expired: the shopper did not pay in time",
+    "GET /pay/v3/checkouts/{id}/payment; the checkout page",
+)
+CHECKOUT_USED = _d(
+    "700.400.730",
+    "checkout already used: a checkout pays once",
+    "the checkout page (a second payment)",
+    http="409",
+)
+
 # --- in flight ----------------------------------------------------------------------------------
 IN_PROGRESS = _d(
     "000.200.100",

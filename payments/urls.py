@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .api import registrations, views
+from .api import checkouts, registrations, views
 
 # The methods of each path are said here: a GET is the inquiry of one payment, so only
 # /payments/{id} answers it (the others answer 405, and the OpenAPI document lists no GET there).
@@ -17,6 +17,12 @@ urlpatterns = [
         "pay/v3/registrations/<str:registration_id>",
         registrations.RegistrationView.as_view(),
         name="registration",
+    ),
+    path("pay/v3/checkouts", checkouts.CheckoutsView.as_view(), name="checkouts"),
+    path(
+        "pay/v3/checkouts/<str:checkout_id>/payment",
+        checkouts.CheckoutPaymentView.as_view(),
+        name="checkout-payment",
     ),
     path(
         "pay/v3/registrations/<str:registration_id>/payments",

@@ -202,6 +202,24 @@ def submit(kind: str, flat: dict[str, Any], common: dict[str, Any], original: st
     return services.payment_pos_refund(**common, original_id=original, money=money)
 
 
+def authentication_problems_of(
+    caller: Caller, flat: dict[str, Any], *, card_number: str
+) -> list[tuple[str, str]]:
+    """The rules that depend on whether a payment goes through 3-D Secure (the merchant's mode
+    decides that too): its protocol version's fields, and what an INITIAL standing instruction
+    carries."""
+    three_ds = services.threeds_requested(
+        merchant=caller.merchant,
+        payment_type=flat["paymentType"],
+        indicator=flat.get("threeDSecure.indicator", ""),
+        merchant_initiated=flat.get("standingInstruction.source") == "MIT",
+    )
+    problems = authentication_problems(flat, three_ds=three_ds)
+    if three_ds:
+        problems += threeds_v2_problems(flat, version=acs.version_for(card_number))
+    return problems
+
+
 class PaymentsView(SpecView):
     """Every payment type; the payment row itself is the idempotency record (services.engine).
     GET is the inquiry of one payment: the URL conf allows it on /payments/{id} only."""
@@ -295,18 +313,7 @@ class PaymentsView(SpecView):
     def check_authentication(
         self, caller: Caller, flat: dict[str, Any], *, card_number: str
     ) -> None:
-        """The rules that depend on whether the payment goes through 3-D Secure: its version's
-        fields, and what an INITIAL standing instruction carries."""
-        kind = flat["paymentType"]
-        three_ds = services.threeds_requested(
-            merchant=caller.merchant,
-            payment_type=kind,
-            indicator=flat.get("threeDSecure.indicator", ""),
-            merchant_initiated=flat.get("standingInstruction.source") == "MIT",
-        )
-        problems = authentication_problems(flat, three_ds=three_ds)
-        if three_ds:
-            problems += threeds_v2_problems(flat, version=acs.version_for(card_number))
+        problems = authentication_problems_of(caller, flat, card_number=card_number)
         if problems:
             raise ParameterError([(name, lookup(self.data, name), msg) for name, msg in problems])
 

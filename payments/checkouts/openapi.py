@@ -1,0 +1,94 @@
+"""The hosted checkout's pages in the OpenAPI document (core.schema.documented): browser pages,
+not API operations, documented so every path the platform answers is in one place."""
+
+from typing import Any
+
+from core.schema.pages import SERVER_ERROR, envelope, hex_id_parameter, html
+
+PAGE = (
+    "A browser page, not an API: the shopper's browser opens a checkout's redirect.url. An id "
+    "that is not 32 lowercase hexadecimal digits matches no path."
+)
+
+
+def _page(operation_id: str, summary: str, **responses: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "operationId": operation_id,
+        "tags": ["browser pages"],
+        "summary": summary,
+        "description": PAGE,
+        "security": [],
+        "parameters": [hex_id_parameter("checkout_id", "The checkout's id.")],
+        "responses": {
+            **responses,
+            "404": html("No such checkout: a page saying so."),
+            "500": envelope(SERVER_ERROR),
+        },
+    }
+
+
+def _card_form() -> dict[str, Any]:
+    text = {"type": "string"}
+    properties = {
+        name: text
+        for name in (
+            "csrfmiddlewaretoken",
+            "source",
+            "card.number",
+            "card.holder",
+            "card.expiryMonth",
+            "card.expiryYear",
+            "card.cvv",
+            "stored.cvv",
+        )
+    }
+    schema = {"type": "object", "properties": properties}
+    return {"required": False, "content": {"application/x-www-form-urlencoded": {"schema": schema}}}
+
+
+def page_operations() -> dict[str, dict[str, Any]]:
+    closed = {
+        "409": html("The checkout was used already: a page with a way back to the shop."),
+        "410": html("The checkout expired: a page with a way back to the shop."),
+    }
+    post = _page(
+        "checkout_page_post",
+        "Hosted checkout: pay with a card or a stored card",
+        **{
+            "200": html(
+                "On to 3-D Secure, or back to the shop's shopperResultUrl (id, resourcePath): "
+                "an auto-submitted form."
+            ),
+            "400": html("The card details are not valid: the form again, with the problems."),
+            "403": html("Django's CSRF check: the form was not posted from the page."),
+            **closed,
+        },
+    )
+    post["requestBody"] = _card_form()
+    return {
+        "get": _page(
+            "checkout_page_get",
+            "Hosted checkout: the payment page",
+            **{"200": html("The payment page."), **closed},
+        ),
+        "post": post,
+    }
+
+
+def result_operations() -> dict[str, dict[str, Any]]:
+    shown = html("Back to the shop's shopperResultUrl (id, resourcePath): an auto-submitted form.")
+    post = _page("checkout_result_post", "Hosted checkout: back from 3-D Secure", **{"200": shown})
+    post["requestBody"] = {
+        "required": False,
+        "content": {
+            "application/x-www-form-urlencoded": {
+                "schema": {"type": "object", "properties": {"id": {"type": "string"}}}
+            }
+        },
+    }
+    return {
+        "get": _page(
+            "checkout_result_get", "Hosted checkout: back from 3-D Secure", **{"200": shown}
+        ),
+        "post": post,
+    }
