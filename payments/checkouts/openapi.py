@@ -43,7 +43,7 @@ def _card_form() -> dict[str, Any]:
         )
     }
     schema = {"type": "object", "properties": properties}
-    return {"required": False, "content": {"application/x-www-form-urlencoded": {"schema": schema}}}
+    return {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": schema}}}
 
 
 def page_operations() -> dict[str, dict[str, Any]]:
@@ -79,7 +79,7 @@ def result_operations() -> dict[str, dict[str, Any]]:
     shown = html("Back to the shop's shopperResultUrl (id, resourcePath): an auto-submitted form.")
     post = _page("checkout_result_post", "Hosted checkout: back from 3-D Secure", **{"200": shown})
     post["requestBody"] = {
-        "required": False,
+        "required": True,
         "content": {
             "application/x-www-form-urlencoded": {
                 "schema": {"type": "object", "properties": {"id": {"type": "string"}}}

@@ -28,7 +28,11 @@ def _digit_types() -> list:  # type: ignore[type-arg]
                 if ftype is None or _free_text(ftype):
                     continue
                 if any(c.isascii() and c.isdigit() for c in ftype.valid()):
-                    found.setdefault(repr(ftype), (row.name, ftype))
+                    # One case per type, named by its shortest row name (whatever order the
+                    # tables' modules were imported in).
+                    known = found.get(repr(ftype))
+                    if known is None or len(row.name) < len(known[0]):  # type: ignore[index]
+                        found[repr(ftype)] = (row.name, ftype)
     return list(found.values())
 
 
