@@ -325,3 +325,13 @@ def test_another_merchant_cannot_read_the_checkout(payer):
 def test_the_channel_reads_its_merchants_checkout(api, payer):
     data = opened(payer)
     assert api.get(f"/pay/v3/checkouts/{data['id']}/payment").status_code == 200
+
+
+def test_the_page_keeps_its_origin_for_the_csrf_check(payer):
+    """`no-referrer` would make Chromium post the form with `Origin: null`, which Django's CSRF
+    check refuses (the cardholder page's bug of issue 9): same-origin keeps the checkout's link
+    from other sites and the form's origin for ours."""
+    page = shopper().get(page_path(opened(payer)))
+    assert page["Referrer-Policy"] == "same-origin"
+    assert 'content="no-referrer"' not in page.content.decode()
+    assert "no-store" in page["Cache-Control"]
