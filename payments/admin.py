@@ -23,6 +23,7 @@ from django.utils.safestring import SafeString
 
 from core import results
 
+from .checkouts import admin as checkout_admin  # noqa: F401 - registers the checkout admin
 from .models import ZERO, Payment, PaymentType, ThreeDSAuthentication
 from .registrations.admin import instruction_chain  # also registers the card-on-file admins
 from .selectors import payment_chain

@@ -335,3 +335,15 @@ def test_the_page_keeps_its_origin_for_the_csrf_check(payer):
     assert page["Referrer-Policy"] == "same-origin"
     assert 'content="no-referrer"' not in page.content.decode()
     assert "no-store" in page["Cache-Control"]
+
+
+def test_staff_see_checkouts_read_only(admin_client, payer):
+    from django.urls import reverse
+
+    data = opened(payer)
+    card_form(shopper(), page_path(data))
+    page = admin_client.get(reverse("admin:payments_checkout_changelist"))
+    assert page.status_code == 200 and data["id"] in page.content.decode()
+    detail = admin_client.get(reverse("admin:payments_checkout_change", args=[data["id"]]))
+    assert detail.status_code == 200 and Payment.objects.get().pk in detail.content.decode()
+    assert "4200000000000000" not in detail.content.decode()

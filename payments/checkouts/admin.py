@@ -1,0 +1,41 @@
+"""Staff admin for hosted checkouts: read-only, with the payment each one made."""
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from .models import Checkout
+
+
+@admin.register(Checkout)
+class CheckoutAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "created_at",
+        "merchant",
+        "payment_type",
+        "amount",
+        "currency",
+        "status",
+        "expires_at",
+        "payment",
+    )
+    list_filter = ("status", "payment_type", ("merchant", admin.RelatedOnlyFieldListFilter))
+    search_fields = ("=id", "merchant_transaction_id", "=merchant__merchant_id", "=payment__id")
+    list_select_related = ("merchant", "payment")
+    ordering = ("-created_at",)
+    date_hierarchy = "created_at"
+    list_per_page = 50
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
