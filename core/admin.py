@@ -174,16 +174,9 @@ class ServiceAddMixin:
         return no_related_popups(super().formfield_for_dbfield(db_field, request, **kwargs))  # type: ignore[misc]
 
 
-class HistoryInline(admin.TabularInline):
-    """An append-only history shown on its parent's page: nothing added, changed or deleted."""
-
-    extra = 0
-    max_num = 0
-    can_delete = False
-    show_change_link = False
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> Any:
-        return self.fields
+class ReadOnlyMixin:
+    """An admin or inline that shows records and never adds, changes or deletes them: services
+    write, staff look (an action that calls a service stays possible)."""
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
@@ -193,6 +186,18 @@ class HistoryInline(admin.TabularInline):
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
+
+
+class HistoryInline(ReadOnlyMixin, admin.TabularInline):
+    """An append-only history shown on its parent's page: nothing added, changed or deleted."""
+
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> Any:
+        return self.fields
 
 
 @admin.register(IdempotentRequest)

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.admin.utils import flatten_fieldsets
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import formats, timezone
@@ -22,6 +22,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from core import results
+from core.admin import ReadOnlyMixin
 
 from .checkouts import admin as checkout_admin  # noqa: F401 - registers the checkout admin
 from .models import ZERO, Payment, PaymentType, ThreeDSAuthentication
@@ -132,7 +133,7 @@ def _pretty_json(value: Any) -> SafeString:
 
 
 @admin.register(Payment)
-class PaymentAdmin(admin.ModelAdmin):
+class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """Payments as stored, for support and investigation; nothing is written from here."""
 
     list_display = (
@@ -342,18 +343,9 @@ class PaymentAdmin(admin.ModelAdmin):
 
     # --- read-only ---------------------------------------------------------------------------
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
 
 @admin.register(ThreeDSAuthentication)
-class ThreeDSAuthenticationAdmin(admin.ModelAdmin):
+class ThreeDSAuthenticationAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """3-D Secure authentications, read-only: where each shopper stands in the flow."""
 
     list_display = (
@@ -379,12 +371,3 @@ class ThreeDSAuthenticationAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields if f.name != "nonce"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

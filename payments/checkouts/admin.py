@@ -5,11 +5,13 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from core.admin import ReadOnlyMixin
+
 from .models import Checkout
 
 
 @admin.register(Checkout)
-class CheckoutAdmin(admin.ModelAdmin):
+class CheckoutAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "created_at",
@@ -30,12 +32,3 @@ class CheckoutAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

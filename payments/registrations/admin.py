@@ -5,14 +5,14 @@ number and its fingerprint are on no page."""
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import Model, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import formats, timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from core.admin import each_through_service, staff_actor
+from core.admin import ReadOnlyMixin, each_through_service, staff_actor
 
 from ..models import Payment
 from . import services
@@ -65,7 +65,7 @@ def instruction_chain(chain: StandingInstruction | None, *, current: str = "") -
     )
 
 
-class StandingInstructionInline(admin.TabularInline):
+class StandingInstructionInline(ReadOnlyMixin, admin.TabularInline):
     model = StandingInstruction
     fk_name = "registration"
     extra = 0
@@ -82,15 +82,9 @@ class StandingInstructionInline(admin.TabularInline):
     readonly_fields = fields
     show_change_link = True
 
-    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
 
 @admin.register(Registration)
-class RegistrationAdmin(admin.ModelAdmin):
+class RegistrationAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """Stored cards: masked, read-only; staff may deregister (the card number is destroyed)."""
 
     list_display = (
@@ -142,18 +136,9 @@ class RegistrationAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields if f.name not in HIDDEN]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
 
 @admin.register(StandingInstruction)
-class StandingInstructionAdmin(admin.ModelAdmin):
+class StandingInstructionAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """Standing instructions (the CIT's agreement) and the MITs of each chain."""
 
     list_display = (
@@ -181,12 +166,3 @@ class StandingInstructionAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields if f.name != "pan_fingerprint"] + ["chain"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
