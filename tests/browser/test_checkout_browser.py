@@ -13,22 +13,11 @@ from django.utils import timezone
 
 from payments.models import Checkout, Payment
 from tests.browser.conftest import HttpPayer, Shop, Tab, screenshot
+from tests.payments.test_checkouts import BILLING, CUSTOMER
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 CHALLENGE = "4000000000001091"
-CUSTOMER = {
-    "customer.merchantCustomerId": "cust-0042",
-    "customer.givenName": "Jane",
-    "customer.surname": "Doe",
-    "customer.email": "jane@example.com",
-}
-BILLING = {
-    "billing.street1": "1 Main Street",
-    "billing.city": "Berlin",
-    "billing.postcode": "10115",
-    "billing.country": "DE",
-}
 
 
 def expect(locator: Any) -> Any:

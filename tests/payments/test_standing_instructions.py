@@ -63,6 +63,25 @@ def mit(merchant, registration_id, initial_id, now, amount="10.00", kind="DB", *
     )
 
 
+def pay_without_cvv(payer, **fields):  # type: ignore[no-untyped-def]
+    """A DB with card fields but no card.cvv (Payer.pay always sends one)."""
+    body = card()
+    del body["card.cvv"]
+    return payer.client.post(
+        "/pay/v3/payments",
+        {
+            "paymentType": "DB",
+            "merchant.id": payer.merchant.merchant_id,
+            "merchantTransactionId": mtid(),
+            "amount": "10.00",
+            "currency": "EUR",
+            **body,
+            **fields,
+        },
+        mtid=False,
+    )
+
+
 def result(outcome) -> str:  # type: ignore[no-untyped-def]
     return outcome.body["result"]["code"]
 
@@ -116,21 +135,7 @@ def test_a_repeated_instruction_carries_no_3ds_data(payer):
 
 
 def test_an_initial_cit_needs_the_cvv_or_3ds(payer):
-    body = card()
-    del body["card.cvv"]
-    response = payer.client.post(
-        "/pay/v3/payments",
-        {
-            "paymentType": "DB",
-            "merchant.id": payer.merchant.merchant_id,
-            "merchantTransactionId": mtid(),
-            "amount": "10.00",
-            "currency": "EUR",
-            **body,
-            **si(source="CIT", mode="INITIAL"),
-        },
-        mtid=False,
-    )
+    response = pay_without_cvv(payer, **si(source="CIT", mode="INITIAL"))
     assert response.status_code == 400
     assert "INITIAL" in param_errors(response)["card.cvv"]
 
@@ -328,21 +333,7 @@ def test_an_mit_with_card_fields_names_the_same_card(payer):
     """An MIT need not use a registration: the merchant may send the card (no CVV)."""
     data, _ = cit(payer)
     initial_id = data["standingInstruction"]["initialTransactionId"]
-    body = card()
-    del body["card.cvv"]
-    response = payer.client.post(
-        "/pay/v3/payments",
-        {
-            "paymentType": "DB",
-            "merchant.id": payer.merchant.merchant_id,
-            "merchantTransactionId": mtid(),
-            "amount": "10.00",
-            "currency": "EUR",
-            **body,
-            **si(source="MIT", initialTransactionId=initial_id),
-        },
-        mtid=False,
-    )
+    response = pay_without_cvv(payer, **si(source="MIT", initialTransactionId=initial_id))
     assert code(response) == "000.000.000"
     assert StandingInstruction.objects.get().authorizations == 2
 

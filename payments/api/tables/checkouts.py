@@ -12,15 +12,14 @@ from dataclasses import replace
 from typing import Any
 
 from core.fields import Choice
-from core.tables import MANDATORY, Table, fits_currency, given
+from core.tables import Table, fits_currency, given
 
 from ...registrations.tables import STANDING_INSTRUCTION_GROUP
 from .addresses import BILLING_GROUP, SHIPPING_GROUP
 from .cart import CART_GROUP, CUSTOM_PARAMETERS_GROUP
 from .parties import CUSTOMER_GROUP
-from .payment import PAYMENT, positive_amount_rule
+from .payment import PAYMENT, payment_rows, positive_amount_rule
 
-_M = ("amount", "currency", "shopperResultUrl")
 NAMES = (
     "entityId",
     "entityType",
@@ -37,11 +36,6 @@ NAMES = (
 )
 
 
-def _row(name: str) -> Any:
-    row = PAYMENT.by_name[name]
-    return replace(row, req=MANDATORY) if name in _M else row
-
-
 def checkout_rules(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
     if given(flat, "standingInstruction.source") and flat["standingInstruction.source"] != "CIT":
         yield (
@@ -54,7 +48,7 @@ def checkout_rules(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
 CHECKOUT_CREATE = (
     Table(
         [
-            *[_row(name) for name in NAMES],
+            *payment_rows(*NAMES, mandatory=("amount", "currency", "shopperResultUrl")),
             replace(PAYMENT.by_name["paymentType"], type=Choice(("PA", "DB"))),
         ],
         rules=[

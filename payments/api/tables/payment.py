@@ -9,6 +9,7 @@ account verification, or no amount), and amount and taxAmount fit the currency's
 """
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from stdnum import luhn
@@ -184,3 +185,11 @@ PAYMENT_INQUIRY = Table(
         F("pos.terminalId", AN(8, pattern=r"[A-Za-z0-9_]+"), OPT),
     ]
 )
+
+
+def payment_rows(*names: str, mandatory: Iterable[str] = ()) -> list[F]:
+    """Rows of the payment table (data groups and 3-D Secure rows included) by name, for the
+    tables of other paths that take part of a payment; those in `mandatory` made Mandatory."""
+    required = set(mandatory)
+    rows = [PAYMENT.by_name[name] for name in names]
+    return [replace(row, req=MANDATORY) if row.name in required else row for row in rows]

@@ -15,25 +15,16 @@ from typing import Any
 from stdnum import luhn
 
 from core.fields import Choice
-from core.tables import MANDATORY, F, Table, fits_currency, given
+from core.tables import Table, fits_currency, given
 
 from ...registrations.tables import STANDING_INSTRUCTION
 from ...threeds.tables import THREEDS_GROUP
 from .addresses import BILLING_GROUP
 from .cart import CUSTOM_PARAMETERS_GROUP
 from .parties import CUSTOMER_GROUP
-from .payment import GROUPS, PAYMENT_FIELDS, brand_rule, positive_amount_rule
+from .payment import GROUPS, PAYMENT, brand_rule, payment_rows, positive_amount_rule
 
-_ROWS = {row.name: row for row in PAYMENT_FIELDS}
 CARD_TO_STORE = ("card.number", "card.expiryMonth", "card.expiryYear")
-
-
-def _rows(*names: str, mandatory: Iterable[str] = ()) -> list[F]:
-    """The payment table's rows of these names; those in `mandatory` made Mandatory."""
-    required = set(mandatory)
-    return [
-        replace(_ROWS[name], req=MANDATORY) if name in required else _ROWS[name] for name in names
-    ]
 
 
 def luhn_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
@@ -43,7 +34,7 @@ def luhn_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
 
 REGISTRATION_CREATE = (
     Table(
-        _rows(
+        payment_rows(
             "entityId",
             "entityType",
             "merchantTransactionId",
@@ -77,7 +68,7 @@ def stored_card_rules(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
 REGISTRATION_PAYMENT = (
     Table(
         [
-            *_rows(
+            *payment_rows(
                 "entityId",
                 "entityType",
                 "merchantTransactionId",
@@ -94,7 +85,7 @@ REGISTRATION_PAYMENT = (
                 "validityPeriod",
                 mandatory=("amount", "currency"),
             ),
-            replace(_ROWS["paymentType"], type=Choice(("PA", "DB"))),
+            replace(PAYMENT.by_name["paymentType"], type=Choice(("PA", "DB"))),
         ],
         rules=[
             stored_card_rules,
