@@ -11,6 +11,12 @@ PAGE = (
 )
 
 
+# An unknown checkout: the page's own "not found" page; an id of another shape matches no path,
+# and Django's 404 answers the envelope (700.100.199).
+NOT_FOUND = html("No such checkout: a page saying so; an id of another shape: the envelope.")
+NOT_FOUND["content"]["application/json"] = envelope("")["content"]["application/json"]
+
+
 def _page(operation_id: str, summary: str, **responses: dict[str, Any]) -> dict[str, Any]:
     return {
         "operationId": operation_id,
@@ -21,7 +27,7 @@ def _page(operation_id: str, summary: str, **responses: dict[str, Any]) -> dict[
         "parameters": [hex_id_parameter("checkout_id", "The checkout's id.")],
         "responses": {
             **responses,
-            "404": html("No such checkout: a page saying so."),
+            "404": NOT_FOUND,
             "500": envelope(SERVER_ERROR),
         },
     }

@@ -20,7 +20,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
 from core.errors import Conflict, ParameterError
@@ -173,8 +173,10 @@ def _request_values(request: HttpRequest, checkout: Checkout, stored: bool) -> d
 
 
 @documented(openapi.page_operations)
-@never_cache
+@csrf_exempt  # not by the middleware: the method is checked first (405), then the CSRF token
 @require_http_methods(["GET", "POST"])
+@csrf_protect
+@never_cache
 def page(request: HttpRequest, checkout_id: str) -> HttpResponse:
     checkout = selectors.checkout_for_page(checkout_id=checkout_id)
     if checkout is None:

@@ -347,3 +347,12 @@ def test_staff_see_checkouts_read_only(admin_client, payer):
     detail = admin_client.get(reverse("admin:payments_checkout_change", args=[data["id"]]))
     assert detail.status_code == 200 and Payment.objects.get().pk in detail.content.decode()
     assert "4200000000000000" not in detail.content.decode()
+
+
+def test_another_method_is_refused_before_the_csrf_check(payer):
+    path = page_path(opened(payer))
+    response = shopper().generic(
+        "QUERY", path, "a=1", content_type="application/x-www-form-urlencoded"
+    )
+    assert response.status_code == 405 and response["Allow"] == "GET, POST"
+    assert shopper().delete(path).status_code == 405
