@@ -616,7 +616,7 @@ BREAKDOWN: dict[str, tuple[tuple[str, str], ...]] = {
         ("payments/services/engine.py", "claim"),
         ("payments/services.py", "_new_payment"),
     ),
-    "        cards.encrypt_pan (AES-GCM)": (("payments/cards.py", "encrypt_pan"),),
+    "        cards.encrypt_pan (AES-GCM)": (("core/cards.py", "encrypt_pan"),),
     "        risk.assess": (("payments/risk.py", "assess"),),
     "        simulator authorize": (("connectors/simulator.py", "authorize"),),
     "        finalize (lock, render, UPDATE)": (
@@ -660,7 +660,7 @@ def run_profile(count: int, creds: dict[str, str], out_path: Path | None = None)
     from django.test import Client as DjangoClient
     from django.test.utils import CaptureQueriesContext
 
-    from payments import cards
+    from core import cards
     from payments.models import Payment
     from payments.render import payment_body
 

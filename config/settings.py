@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "merchants",
     "terminals",
     "payments",
+    "tokenization",
     "oauth2_provider",
     "issuer",
     "demo",

@@ -7,9 +7,9 @@ class PaymentsConfig(AppConfig):
 
     def ready(self) -> None:
         from core import vault
+        from core.cards import PAN_PURPOSE
 
         from . import results  # noqa: F401 - declares the app's result codes
-        from .cards import PAN_PURPOSE
         from .models import Payment, Registration
 
         vault.register(Payment, "pan_ciphertext", purpose=PAN_PURPOSE)

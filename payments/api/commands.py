@@ -5,9 +5,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from core import idempotency
+from core import cards, idempotency
 
-from .. import cards
 from ..registrations.instructions import standing_from
 from ..services.types import Card, Details, Money, ThreeDSRequest
 from ..threeds.tables import cardholder_history

@@ -11,7 +11,7 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core import results
+from core import cards, results
 from core.api import SpecInquiryView, SpecView
 from core.auth import Principal
 from core.errors import ParameterError
@@ -19,7 +19,7 @@ from core.nesting import flatten
 from core.parsers import nest_query
 from core.schema import answer, link
 
-from .. import cards, services
+from .. import services
 from ..registrations import selectors
 from ..registrations import services as registration_services
 from ..registrations.models import Registration, RegistrationStatus

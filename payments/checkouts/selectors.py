@@ -43,7 +43,7 @@ def stored_cards(*, checkout: Checkout) -> QuerySet[Registration]:
 def stored_number(*, checkout: Checkout, registration_id: str) -> str:
     """The card number of one of the checkout's stored cards, in memory only, for the 3-D
     Secure protocol version of its BIN; "" when it has none any more."""
-    from .. import cards
+    from core import cards
 
     registration = stored_cards(checkout=checkout).filter(pk=registration_id).first()
     if registration is None or not registration.pan_ciphertext:

@@ -10,13 +10,14 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
+from core import cards
 from core.errors import ParameterError
 from core.results import Result
 from core.status import OperatingStatus
 from merchants.models import Merchant, ThreeDSMode, ThreeDSStatus
 
-from .. import cards, risk
 from .. import results as payment_results
+from .. import risk
 from ..models import Payment, PaymentType
 from ..registrations import instructions, stored
 from ..registrations.models import Registration, RegistrationStatus

@@ -17,9 +17,8 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from core import idempotency
+from core import cards, idempotency
 
-from .. import cards
 from .. import results as payment_results
 from ..connectors.base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
 from ..connectors.simulator import get_connector

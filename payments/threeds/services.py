@@ -21,9 +21,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core import cards
 from core.errors import Forbidden
 
-from .. import cards
 from .. import results as payment_results
 from ..connectors.base import Connector, NetworkAnswer
 from ..models import PAYMENT_STATE, Payment, PaymentState, ThreeDSAuthentication, ThreeDSState

@@ -2,7 +2,7 @@
 
 from django.db import connection
 
-from payments.cards import decrypt_pan
+from core.cards import decrypt_pan
 from payments.models import Payment
 from tests.conftest import code
 from tests.payments.conftest import mtid

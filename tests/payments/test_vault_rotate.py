@@ -6,8 +6,8 @@ from io import StringIO
 from django.core.management import call_command
 
 from core import vault
+from core.cards import decrypt_pan
 from merchants.services import entity_token_plaintext
-from payments.cards import decrypt_pan
 from payments.models import Payment
 
 NEW_KEY = base64.b64encode(b"n" * 32).decode()

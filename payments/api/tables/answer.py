@@ -1,10 +1,10 @@
 """What a payment answers (spec "Payment response" and the common response fields), as rows
 rendered from the stored payment: the request's formats where the request has the field."""
 
+from core.cards import BRANDS
 from core.fields import AN, Amount, Base64, Choice, Currency, N
 from core.tables import F, Table
 
-from ...cards import BRANDS
 from ...models import PaymentType
 from ...registrations.tables import STANDING_INSTRUCTION_ANSWER
 from ...threeds.tables import CARDHOLDER_HISTORY, TRANS_STATUS

@@ -14,11 +14,11 @@ from typing import Any
 
 from stdnum import luhn
 
+from core.cards import BRANDS, detect_brand
 from core.fields import AN, Amount, Choice, Currency, N
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, fits_currency, given
 from core.tables.common import ENTITY_ID, ENTITY_TYPE
 
-from ...cards import BRANDS, detect_brand
 from ...models import PaymentType, TransactionSource
 from ...registrations.tables import STANDING_INSTRUCTION_GROUP
 from ...threeds.tables import THREEDS_GROUP

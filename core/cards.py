@@ -1,4 +1,5 @@
-"""Card numbers: brand detection from the BIN, Luhn (python-stdnum), encryption and fingerprints.
+"""Card numbers, shared by payments and tokenization: brand detection from the BIN, Luhn
+(python-stdnum), encryption and fingerprints.
 
 The PAN is held in memory only as long as a request needs it: encrypted with the vault
 (AES-GCM, key id in the ciphertext) before it is stored, fingerprinted with a keyed HMAC for
