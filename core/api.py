@@ -102,7 +102,7 @@ class SpecView(APIView):
     def run(self, principal: Principal, flat: dict[str, Any]) -> Outcome:
         """Perform at most once per (entity, operation, merchantTransactionId)."""
         mtid = flat.get("merchantTransactionId")
-        if not self.idempotent or not mtid:
+        if not self.idempotent or not mtid or not self.replayable(flat):
             return Outcome(self._perform(principal, flat))
 
         def refusal(exc: ApplicationError) -> dict[str, Any]:
@@ -112,10 +112,19 @@ class SpecView(APIView):
             entity_id=principal.entity.entity_id,
             operation=self.operation,
             merchant_transaction_id=mtid,
-            request_hash=idempotency.fingerprint(flat),
+            request_hash=self.request_fingerprint(flat),
             perform=lambda: self._perform(principal, flat),
             refusal=refusal,
         )
+
+    def replayable(self, flat: dict[str, Any]) -> bool:
+        """Hook: whether this request is kept for replay (a read is not)."""
+        return True
+
+    def request_fingerprint(self, flat: dict[str, Any]) -> str:
+        """Hook: what makes two requests "the same parameters" (card data must not go into it
+        in clear: see payments.api.commands.request_hash)."""
+        return idempotency.fingerprint(flat)
 
     def _perform(self, principal: Principal, flat: dict[str, Any]) -> dict[str, Any]:
         result, data = self.perform(principal, flat)

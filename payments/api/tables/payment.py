@@ -17,6 +17,7 @@ from stdnum import luhn
 from core.cards import BRANDS, detect_brand
 from core.fields import AN, Amount, Choice, Currency, N
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, fits_currency, given
+from core.tables.cards import CARD_NAMES, CARD_ROWS
 from core.tables.common import ENTITY_ID, ENTITY_TYPE
 
 from ...models import PaymentType, TransactionSource
@@ -29,7 +30,6 @@ from .parties import CUSTOMER_GROUP, MERCHANT_OVERRIDE_GROUP, RISK_GROUP
 
 M, OPT, C = MANDATORY, OPTIONAL, CONDITIONAL
 
-CARD_NUMBER = AN(19, min=12, pattern=r"[0-9]+", what="12 to 19 digits", example="4200000000000000")
 MTID = AN(
     32,
     min=32,
@@ -54,20 +54,7 @@ PAYMENT_FIELDS = [
     F("currency", Currency(), C),
     F("taxAmount", Amount(), OPT),
     F("paymentBrand", Choice(BRANDS), C, meaning="detected from the BIN when absent"),
-    F("card.number", CARD_NUMBER, C, secret=True),
-    F("card.holder", AN(128, min=3, example="Jane Doe"), OPT),
-    F("card.expiryMonth", AN(2, min=2, pattern=r"0[1-9]|1[0-2]", what="01 to 12", example="12"), C),
-    F(
-        "card.expiryYear",
-        AN(4, min=4, pattern=r"(19|20)[0-9][0-9]", what="19xx or 20xx", example="2030"),
-        C,
-    ),
-    F(
-        "card.cvv",
-        AN(4, min=3, pattern=r"[0-9]{3,4}", what="3 or 4 digits", example="123"),
-        C,
-        secret=True,
-    ),
+    *CARD_ROWS,
     F("descriptor", AN(127, example="ACME*ORDER 42"), OPT),
     F("transactionSource", AN(32, example="CARDHOLDER"), C, meaning="mandatory on reversals"),
     F("merchantInvoiceId", AN(255, min=8, example="INV-00042"), OPT),
@@ -89,7 +76,6 @@ MONEY_TYPES = {
     PaymentType.RF,
     PaymentType.PR,
 }
-CARD_NAMES = ("card.number", "card.holder", "card.expiryMonth", "card.expiryYear", "card.cvv")
 
 
 def type_rules(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:

@@ -1,0 +1,229 @@
+"""Scheme tokens: every write.
+
+| use case | function |
+|---|---|
+| CT: create a token for a card (the network's decision) | `token_create` |
+| DT: delete tokens (DEACTIVATED, for good) | `tokens_delete` |
+| activate, suspend, unsuspend, deactivate (bank staff, issuer) | `token_set_status` |
+| publish card art (immutable assets) | `asset_publish` |
+
+Status changes lock the token and go through TOKEN_LIFECYCLE, which records the history.
+"""
+
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+from stdnum import luhn
+
+from core import cards
+from core.errors import ApplicationError, NotFound, ParameterError
+from core.lookups import one
+from merchants.models import Entity, Merchant
+
+from . import results, selectors
+from .artwork.defaults import asset_id
+from .artwork.png import png_size
+from .models import TOKEN_LIFECYCLE, Asset, MediaContent, MediaType, Token, TokenStatus
+
+APPROVED, DECLINED = "APPROVED", "DECLINED"
+NEEDS_AUTHENTICATION = "REQUIRE_ADDITIONAL_AUTHENTICATION"
+# The test-card table of tokenization (docs/api.md, "Tokenization"): the network's decision.
+DECLINED_CARDS = frozenset({"4000000000000002", "4000000000009995", "4000000000000127"})
+AUTHENTICATION_CARDS = frozenset({"4000000000003220", "5200000000003220"})
+# The token PAN's BIN (token ranges differ from the funding card's) by brand; another brand
+# keeps the funding card's BIN.
+TOKEN_BINS = {"VISA": "489537", "MASTER": "522058", "AMEX": "379999"}
+
+
+def decision_for(number: str) -> str:
+    if number in DECLINED_CARDS:
+        return DECLINED
+    if number in AUTHENTICATION_CARDS:
+        return NEEDS_AUTHENTICATION
+    return APPROVED
+
+
+@dataclass(frozen=True)
+class FundingCard:
+    number: str
+    expiry_month: str
+    expiry_year: str
+    holder: str = ""
+
+    def __repr__(self) -> str:
+        return f"FundingCard(bin={self.number[:6]}, last4={self.number[-4:]})"
+
+
+def token_create(
+    *,
+    merchant: Merchant,
+    entity: Entity,
+    card: FundingCard,
+    brand: str,
+    now: datetime | None = None,
+) -> tuple[str, Token | None]:
+    """CT: the network's decision for `card` and, unless DECLINED, the token: ACTIVE when
+    APPROVED, INACTIVE until activated when additional authentication is required. The same
+    card tokenized again by the merchant answers its existing ACTIVE (or INACTIVE) token."""
+    decision = decision_for(card.number)
+    if decision == DECLINED:
+        return decision, None
+    fingerprint = cards.fingerprint(card.number)
+    moment = now or timezone.now()
+    with transaction.atomic():
+        existing = one(
+            Token.objects.select_for_update()
+            .filter(
+                merchant=merchant,
+                pan_fingerprint=fingerprint,
+                status__in=(TokenStatus.ACTIVE, TokenStatus.INACTIVE),
+            )
+            .order_by("-created_at")
+        )
+        if existing is not None:
+            return (APPROVED if existing.status == TokenStatus.ACTIVE else decision), existing
+        status = TokenStatus.ACTIVE if decision == APPROVED else TokenStatus.INACTIVE
+        token = Token(
+            merchant=merchant,
+            entity=entity,
+            card_art=selectors.card_art_for(brand=brand, card_bin=card.number[:6]),
+            status=status,
+            status_timestamp=moment,
+            decision=decision,
+            brand=brand,
+            pan_ciphertext=cards.encrypt_pan(card.number),
+            pan_fingerprint=fingerprint,
+            card_bin=card.number[:6],
+            card_last4=card.number[-4:],
+            card_holder=card.holder,
+            card_expiry_month=card.expiry_month,
+            card_expiry_year=card.expiry_year,
+            token_bin=TOKEN_BINS.get(brand, card.number[:6]),
+            token_pan_suffix=_token_suffix(),
+            token_expiry=_token_expiry(moment),
+        )
+        token.save(force_insert=True)
+        TOKEN_LIFECYCLE.record(token, "", status, actor=f"entity:{entity.entity_id}")
+    return decision, token
+
+
+def _token_suffix() -> str:
+    """The last four of the token's own PAN (a random 16-digit number with a valid Luhn digit;
+    only its BIN and last four are kept)."""
+    body = "".join(secrets.choice("0123456789") for _ in range(15))
+    return (body + luhn.calc_check_digit(body))[-4:]
+
+
+def _token_expiry(moment: datetime) -> str:
+    """MMYY, three years on: tokens have their own expiry, independent of the card's."""
+    return f"{moment.month:02d}{(moment.year + 3) % 100:02d}"
+
+
+def tokens_delete(
+    *, tokens: Sequence[Token], caused_by: str, reason: str, actor: str
+) -> list[Token]:
+    """DT: every token DEACTIVATED, for good (one already DEACTIVATED stays so)."""
+    deleted = []
+    with transaction.atomic():
+        for reference in sorted(t.pk for t in tokens):
+            token = Token.objects.select_for_update().get(pk=reference)
+            if token.status != TokenStatus.DEACTIVATED:
+                _apply(token, TokenStatus.DEACTIVATED, reason=reason, actor=actor, suspended=[])
+            deleted.append(token)
+    return deleted
+
+
+def token_set_status(
+    *,
+    reference: str,
+    action: str,
+    actor: str,
+    reason: str = "",
+    suspender: str = "",
+    now: datetime | None = None,
+) -> Token:
+    """activate (INACTIVE -> ACTIVE), suspend (ACTIVE or SUSPENDED: `suspender` added),
+    unsuspend (`suspender` removed; ACTIVE when none remains), deactivate (any -> DEACTIVATED).
+    Refused with 700.150.200 where the lifecycle does not allow it."""
+    with transaction.atomic():
+        token = one(Token.objects.select_for_update().filter(pk=reference))
+        if token is None:
+            raise NotFound(results.TOKEN_NOT_FOUND)
+        suspended = list(token.suspended_by)
+        if action == "activate":
+            if token.status != TokenStatus.INACTIVE:
+                raise ApplicationError(
+                    results.TOKEN_STATUS_NOT_ALLOWED,
+                    f"only an INACTIVE token is activated (this one is {token.status})",
+                )
+            target = TokenStatus.ACTIVE
+        elif action == "suspend":
+            if not suspender:
+                raise ParameterError([("suspendedBy", None, "names who suspends the token")])
+            if token.status == TokenStatus.INACTIVE:
+                TOKEN_LIFECYCLE.check(token.status, TokenStatus.SUSPENDED)
+            suspended = sorted({*suspended, suspender})
+            target = TokenStatus.SUSPENDED
+        elif action == "unsuspend":
+            if token.status != TokenStatus.SUSPENDED or suspender not in suspended:
+                raise ApplicationError(
+                    results.TOKEN_STATUS_NOT_ALLOWED,
+                    f"the token is not suspended by {suspender or 'anyone named'}",
+                )
+            suspended = [s for s in suspended if s != suspender]
+            target = TokenStatus.SUSPENDED if suspended else TokenStatus.ACTIVE
+        elif action == "deactivate":
+            target, suspended = TokenStatus.DEACTIVATED, []
+        else:
+            raise ValueError(action)
+        _apply(token, target, reason=reason, actor=actor, suspended=suspended, now=now)
+        return token
+
+
+def _apply(
+    token: Token,
+    target: str,
+    *,
+    reason: str,
+    actor: str,
+    suspended: list[str],
+    now: datetime | None = None,
+) -> None:
+    token.suspended_by = suspended if target == TokenStatus.SUSPENDED else []
+    token.status_timestamp = now or timezone.now()
+    TOKEN_LIFECYCLE.apply(
+        token,
+        target,
+        actor=actor,
+        save_fields=["suspended_by", "status_timestamp"],
+        history={"reason": reason, "suspended_by": token.suspended_by},
+    )
+
+
+def asset_publish(*, description: str, contents: Iterable[tuple[str, bytes]]) -> Asset:
+    """Publish card art: the same contents are the same asset (its id is their SHA-256), so a
+    published asset never changes. PNGs are checked (a real PNG with alpha, sensible size)."""
+    items = list(contents)
+    checked: list[tuple[str, bytes, tuple[int, int] | None]] = []
+    for media_type, data in items:
+        if media_type not in MediaType.values:
+            raise ValueError(f"{media_type} is not a media type of card art")
+        checked.append((media_type, data, png_size(data) if media_type == MediaType.PNG else None))
+    key = asset_id(items)
+    with transaction.atomic():
+        asset, created = Asset.objects.get_or_create(pk=key, defaults={"description": description})
+        if created:
+            for position, (media_type, data, size) in enumerate(checked):
+                MediaContent.objects.create(
+                    asset=asset,
+                    type=media_type,
+                    data=data,
+                    width=size[0] if size else None,
+                    height=size[1] if size else None,
+                    position=position,
+                )
+    return asset
