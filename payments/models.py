@@ -173,6 +173,14 @@ class Payment(models.Model):
         related_name="payments",
         help_text="The stored card it paid with, or the one it stored (createRegistration).",
     )
+    scheme_token = models.ForeignKey(
+        "tokenization.Token",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="payments",
+        help_text="The scheme token it paid with (card.token).",
+    )
     standing_instruction = models.ForeignKey(
         "payments.StandingInstruction",
         null=True,

@@ -227,3 +227,13 @@ def asset_publish(*, description: str, contents: Iterable[tuple[str, bytes]]) ->
                     position=position,
                 )
     return asset
+
+
+def token_lock(*, merchant: Merchant, reference: str) -> Token:
+    """A token of `merchant`, locked in the caller's transaction (a payment's claim): a status
+    change cannot cross the payment. 404 (700.150.100) for any other merchant's or an unknown
+    reference."""
+    token = one(Token.objects.select_for_update().filter(pk=reference, merchant=merchant))
+    if token is None:
+        raise NotFound(results.TOKEN_NOT_FOUND)
+    return token

@@ -25,3 +25,11 @@ CARD_ROWS = [
     ),
 ]
 CARD_NAMES = tuple(row.name for row in CARD_ROWS)
+
+# A scheme token in place of the card (spec: card.token, "Globally unique token identifier").
+CARD_TOKEN = F(
+    "card.token",
+    AN(64, pattern=r"[A-Za-z0-9]+", what="a token unique reference", example="DTKN" + "0" * 60),
+    C,
+    meaning="a scheme token of this merchant instead of card data (PA, DB, CV)",
+)

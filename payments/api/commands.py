@@ -8,7 +8,7 @@ from typing import Any
 from core import cards, idempotency
 
 from ..registrations.instructions import standing_from
-from ..services.types import Card, Details, Money, ThreeDSRequest
+from ..services.types import Card, Details, Money, SchemeToken, ThreeDSRequest
 from ..threeds.tables import cardholder_history
 from .tables import PAYMENT
 
@@ -38,6 +38,13 @@ def request_hash(flat: Mapping[str, Any]) -> str:
     if "card.number" in flat:
         safe["card.fingerprint"] = cards.fingerprint(flat["card.number"])
     return idempotency.fingerprint(safe)
+
+
+def card_source_from(flat: Mapping[str, Any]) -> Card | SchemeToken:
+    """The card a PA, DB or CV pays with: a scheme token (card.token), or the card sent."""
+    if flat.get("card.token"):
+        return SchemeToken(flat["card.token"])
+    return card_from(flat)
 
 
 def card_from(flat: Mapping[str, Any]) -> Card:

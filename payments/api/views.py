@@ -29,6 +29,7 @@ from ..threeds import acs
 from ..threeds.v2 import threeds_v2_problems
 from .commands import (
     card_from,
+    card_source_from,
     details_from,
     money_from,
     money_of,
@@ -181,17 +182,17 @@ def submit(kind: str, flat: dict[str, Any], common: dict[str, Any], original: st
     if kind in (PaymentType.CV, PaymentType.RV):
         money = money_from(flat)
         if kind == PaymentType.CV:
-            return services.payment_verify(**common, money=money, card=card_from(flat))
+            return services.payment_verify(**common, money=money, card=card_source_from(flat))
         source = flat["transactionSource"]
         return services.payment_reverse(**common, original_id=original, source=source, money=money)
     money = money_of(flat)
     if kind == PaymentType.PA:
         return services.payment_authorize(
-            **common, money=money, card=card_from(flat), threeds=threeds_from(flat)
+            **common, money=money, card=card_source_from(flat), threeds=threeds_from(flat)
         )
     if kind == PaymentType.DB:
         return services.payment_debit(
-            **common, money=money, card=card_from(flat), threeds=threeds_from(flat)
+            **common, money=money, card=card_source_from(flat), threeds=threeds_from(flat)
         )
     if kind == PaymentType.CD:
         return services.payment_credit(**common, money=money, card=card_from(flat))

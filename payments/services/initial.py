@@ -19,10 +19,10 @@ from merchants.models import Merchant, ThreeDSMode, ThreeDSStatus
 from .. import results as payment_results
 from .. import risk
 from ..models import Payment, PaymentType
-from ..registrations import instructions, stored
-from ..registrations.models import Registration, RegistrationStatus
-from . import engine, network
+from ..registrations import instructions
+from . import engine, network, sources
 from .engine import Claim
+from .sources import CardSource
 from .types import (
     NO_DETAILS,
     NO_THREEDS,
@@ -31,7 +31,6 @@ from .types import (
     Details,
     Money,
     PaymentOutcome,
-    StoredCard,
     ThreeDSRequest,
 )
 
@@ -63,7 +62,7 @@ def payment_authorize(
     reference: str,
     request_hash: str,
     money: Money,
-    card: Card | StoredCard,
+    card: CardSource,
     details: Details = NO_DETAILS,
     threeds: ThreeDSRequest = NO_THREEDS,
     now: datetime | None = None,
@@ -82,7 +81,7 @@ def payment_debit(
     reference: str,
     request_hash: str,
     money: Money,
-    card: Card | StoredCard,
+    card: CardSource,
     details: Details = NO_DETAILS,
     threeds: ThreeDSRequest = NO_THREEDS,
     now: datetime | None = None,
@@ -112,7 +111,7 @@ def payment_verify(
     caller: Caller,
     reference: str,
     request_hash: str,
-    card: Card,
+    card: CardSource,
     money: Money | None = None,
     details: Details = NO_DETAILS,
 ) -> PaymentOutcome:
@@ -126,7 +125,7 @@ def _initial(
     reference: str,
     request_hash: str,
     money: Money | None,
-    card: Card | StoredCard,
+    card: CardSource,
     details: Details,
     threeds: ThreeDSRequest = NO_THREEDS,
     now: datetime | None = None,
@@ -136,7 +135,7 @@ def _initial(
 
     def process() -> Claim:
         entry_mode, condition_code = entry_and_condition(caller, details.transaction_category)
-        registration, plain = _card_source(caller, card)
+        source = sources.card_source(caller, card, details)
         payment = engine.claim(
             caller=caller,
             payment_type=kind,
@@ -147,67 +146,16 @@ def _initial(
             entry_mode=entry_mode,
             condition_code=condition_code,
             expires_at=_expiry(details),
-            registration=registration,
-            **_card_columns(details, registration, plain),
+            **source.columns,
         )
-        if plain is None:  # a deregistered registration: its card is gone
-            return Claim(engine.finish_with(payment, payment_results.REGISTRATION_DEREGISTERED))
-        return _decide(payment, caller, plain, details, threeds, moment)
+        if source.card is None:  # a deregistered registration, a token that cannot pay
+            assert source.refusal is not None
+            return Claim(engine.finish_with(payment, source.refusal))
+        return _decide(payment, caller, source.card, details, threeds, moment)
 
     return engine.submit(
         caller=caller, reference=reference, request_hash=request_hash, claim=process
     )
-
-
-def _card_source(
-    caller: Caller, card: Card | StoredCard
-) -> tuple[Registration | None, Card | None]:
-    """The registration a payment pays with (locked) and the card to send: the card sent, or
-    the registration's from the vault with the CVV of a present cardholder; no card when the
-    registration is deregistered."""
-    if isinstance(card, Card):
-        return None, card
-    registration = stored.registration_lock(
-        merchant=caller.merchant, registration_id=card.registration_id
-    )
-    if registration.status != RegistrationStatus.ACTIVE:
-        return registration, None
-    return registration, Card(
-        number=cards.decrypt_pan(registration.pan_ciphertext),
-        expiry_month=registration.card_expiry_month,
-        expiry_year=registration.card_expiry_year,
-        holder=registration.card_holder,
-        cvv=card.cvv,
-    )
-
-
-def _card_columns(
-    details: Details, registration: Registration | None, plain: Card | None
-) -> dict[str, str]:
-    """What the payment row keeps of its card: BIN, last four, holder, expiry and brand in
-    clear, the PAN only encrypted and fingerprinted (none left of a deregistered one)."""
-    if plain is None:
-        assert registration is not None
-        return {
-            "payment_brand": details.payment_brand or registration.payment_brand,
-            "card_bin": registration.card_bin,
-            "card_last4": registration.card_last4,
-            "card_holder": registration.card_holder,
-            "card_expiry_month": registration.card_expiry_month,
-            "card_expiry_year": registration.card_expiry_year,
-        }
-    number = plain.number
-    brand = registration.payment_brand if registration else cards.detect_brand(number)
-    return {
-        "payment_brand": details.payment_brand or brand,
-        "card_bin": number[:6],
-        "card_last4": number[-4:],
-        "card_holder": plain.holder,
-        "card_expiry_month": plain.expiry_month,
-        "card_expiry_year": plain.expiry_year,
-        "pan_ciphertext": cards.encrypt_pan(number),
-        "pan_fingerprint": cards.fingerprint(number),
-    }
 
 
 def _check_initial_expiry(details: Details, now: datetime) -> None:

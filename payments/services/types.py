@@ -49,6 +49,14 @@ class StoredCard:
 
 
 @dataclass(frozen=True)
+class SchemeToken:
+    """A scheme token of the caller's merchant (card.token): the token service detokenizes it
+    to the funding card for the network; the payment shows the token's own last four."""
+
+    reference: str
+
+
+@dataclass(frozen=True)
 class Money:
     amount: Decimal
     currency: str

@@ -423,6 +423,19 @@ def test_every_documented_example_body_is_accepted(document, participator, merch
         )
         return paid["registrationId"], paid["standingInstruction"]["initialTransactionId"]
 
+    def scheme_token() -> str:
+        made = entities["MERCHANT"].post(
+            "/pay/v3/tokenize",
+            {
+                "token.Type": "CT",
+                "merchant.id": merchant.merchant_id,
+                "merchantTransactionId": uuid.uuid4().hex,
+                **{k: v for k, v in card().items() if k != "card.cvv"},
+            },
+            mtid=False,
+        )
+        return str(made.json()["tokenUniqueReference"])
+
     posted = 0
     for path, method, operation in spec_operations(document):
         if method != "post":
@@ -444,6 +457,8 @@ def test_every_documented_example_body_is_accepted(document, participator, merch
                     body["originalTransactionId"] = reference
             url = path.replace("{payment_id}", reference if "{payment_id}" in path else "")
             url = url.replace("{terminal_id}", terminal.terminal_id)
+            if "tokenUniqueReferences" in body:  # a token of this merchant (CT first)
+                body["tokenUniqueReferences"] = scheme_token()
             if "{registration_id}" in url:
                 registration, initial_id = stored_card()
                 url = url.replace("{registration_id}", registration)

@@ -89,8 +89,8 @@ class TokenizeView(SpecView):
     links = {
         "Get": link(
             "tokens_tokenize_post",
-            "Read the token (GT)",
-            body={"tokenUniqueReferences": answer("tokenUniqueReference"), "token.Type": "GT"},
+            "Read, delete or get the assets of the token (GT, DT, GA)",
+            body={"tokenUniqueReferences": answer("tokenUniqueReference")},
         ),
         "BrandLogo": link(
             "tokens_asset_get_path",

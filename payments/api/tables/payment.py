@@ -17,7 +17,7 @@ from stdnum import luhn
 from core.cards import BRANDS, detect_brand
 from core.fields import AN, Amount, Choice, Currency, N
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, fits_currency, given
-from core.tables.cards import CARD_NAMES, CARD_ROWS
+from core.tables.cards import CARD_NAMES, CARD_ROWS, CARD_TOKEN
 from core.tables.common import ENTITY_ID, ENTITY_TYPE
 
 from ...models import PaymentType, TransactionSource
@@ -55,6 +55,7 @@ PAYMENT_FIELDS = [
     F("taxAmount", Amount(), OPT),
     F("paymentBrand", Choice(BRANDS), C, meaning="detected from the BIN when absent"),
     *CARD_ROWS,
+    CARD_TOKEN,
     F("descriptor", AN(127, example="ACME*ORDER 42"), OPT),
     F("transactionSource", AN(32, example="CARDHOLDER"), C, meaning="mandatory on reversals"),
     F("merchantInvoiceId", AN(255, min=8, example="INV-00042"), OPT),
@@ -68,6 +69,7 @@ PAYMENT_FIELDS = [
 ]
 
 CARD_TYPES = {PaymentType.PA, PaymentType.DB, PaymentType.CD, PaymentType.CV}
+TOKEN_TYPES = {PaymentType.PA, PaymentType.DB, PaymentType.CV}
 MONEY_TYPES = {
     PaymentType.PA,
     PaymentType.DB,
@@ -80,7 +82,15 @@ MONEY_TYPES = {
 
 def type_rules(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
     kind = flat.get("paymentType")
-    if kind in CARD_TYPES:
+    if given(flat, "card.token"):
+        if kind not in TOKEN_TYPES:
+            yield "card.token", f"is not taken by paymentType {kind} (PA, DB or CV only)"
+        for name in CARD_NAMES:
+            if given(flat, name):
+                yield name, "is not taken with card.token: the token stands for the card"
+        if given(flat, "originalTransactionId"):
+            yield "originalTransactionId", f"is not taken by paymentType {kind}"
+    elif kind in CARD_TYPES:
         for name in ("card.number", "card.expiryMonth", "card.expiryYear"):
             if not given(flat, name):
                 yield name, f"is required for paymentType {kind}"
