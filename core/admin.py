@@ -176,7 +176,12 @@ class ServiceAddMixin:
 
 class ReadOnlyMixin:
     """An admin or inline that shows records and never adds, changes or deletes them: services
-    write, staff look (an action that calls a service stays possible)."""
+    write, staff look. An action that calls a service declares `permissions=["manage"]`: staff
+    with the model's change permission may run it, staff who may only view may not."""
+
+    def has_manage_permission(self, request: HttpRequest) -> bool:
+        opts = self.model._meta  # type: ignore[attr-defined]
+        return bool(request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}"))
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False

@@ -27,7 +27,7 @@ from merchants.models import Entity, Merchant
 from . import results, selectors
 from .artwork.defaults import asset_id
 from .artwork.png import png_size
-from .models import TOKEN_LIFECYCLE, Asset, MediaContent, MediaType, Token, TokenStatus
+from .models import TOKEN_LIFECYCLE, Asset, CardArt, MediaContent, MediaType, Token, TokenStatus
 
 APPROVED, DECLINED = "APPROVED", "DECLINED"
 NEEDS_AUTHENTICATION = "REQUIRE_ADDITIONAL_AUTHENTICATION"
@@ -237,3 +237,53 @@ def token_lock(*, merchant: Merchant, reference: str) -> Token:
     if token is None:
         raise NotFound(results.TOKEN_NOT_FOUND)
     return token
+
+
+@dataclass(frozen=True)
+class CardArtChange:
+    """What bank staff set on a card product's art: the texts, and new artwork (PNG bytes) for
+    any of the four images (None keeps the published asset)."""
+
+    name: str
+    brand: str
+    bin_from: str
+    bin_to: str
+    issuer_name: str
+    short_description: str
+    foreground_color: str
+    brand_logo: bytes | None = None
+    issuer_logo: bytes | None = None
+    icon: bytes | None = None
+    card_background_combined: bytes | None = None
+
+
+IMAGES = ("brand_logo", "issuer_logo", "icon", "card_background_combined")
+
+
+def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
+    """Create or change a card product's art. New artwork is published as new assets (a
+    published asset never changes); the card art then names them. A PNG that is not valid
+    refuses the whole change (ValueError naming the image)."""
+    with transaction.atomic():
+        art = (
+            CardArt.objects.select_for_update().get(pk=card_art_id)
+            if card_art_id is not None
+            else CardArt()
+        )
+        for name in ("name", "brand", "bin_from", "bin_to", "issuer_name", "short_description"):
+            setattr(art, name, getattr(change, name))
+        art.foreground_color = change.foreground_color.upper()
+        for image in IMAGES:
+            data = getattr(change, image)
+            if data is None:
+                continue
+            try:
+                asset = asset_publish(
+                    description=f"{change.name}: {image.replace('_', ' ')}",
+                    contents=[(MediaType.PNG, data)],
+                )
+            except ValueError as exc:
+                raise ValueError(f"{image.replace('_', ' ')} {exc}") from None
+            setattr(art, image, asset)
+        art.save()
+        return art

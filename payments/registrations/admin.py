@@ -120,7 +120,10 @@ class RegistrationAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def expiry(self, obj: Registration) -> str:
         return f"{obj.card_expiry_month}/{obj.card_expiry_year}"
 
-    @admin.action(description="Deregister the selected registrations (destroys the card number)")
+    @admin.action(
+        description="Deregister the selected registrations (destroys the card number)",
+        permissions=["manage"],
+    )
     def deregister(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:
         actor = staff_actor(request)
         each_through_service(

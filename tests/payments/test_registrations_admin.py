@@ -91,3 +91,16 @@ def test_the_payment_page_shows_the_chain(admin_client, payer):
     )
     assert chain.status_code == 200 and mit["id"] in chain.content.decode()
     assert Payment.objects.get(pk=mit["id"]).standing_instruction_id is not None
+
+
+def test_staff_who_may_only_view_cannot_deregister(client, payer):
+    from django.contrib.auth.models import Permission, User
+
+    registration_id = stored(payer)["registrationId"]
+    viewer = User.objects.create_user("viewer", password="pw", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_registration"))
+    client.force_login(viewer)
+    page = client.get(REGISTRATIONS)
+    assert page.status_code == 200 and "deregister" not in page.content.decode()
+    client.post(REGISTRATIONS, {"action": "deregister", "_selected_action": [registration_id]})
+    assert Registration.objects.get(pk=registration_id).status == "ACTIVE"
