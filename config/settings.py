@@ -227,6 +227,19 @@ if not DEBUG and not _COLLECTSTATIC and (_dev_keys := _development_keys_in_use()
 PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = env.float("PAYMENTS_CONNECTOR_TIMEOUT_SECONDS", default=30.0)
 # A hosted checkout's page may be used this long after the checkout was created.
 CHECKOUT_LIFETIME_MINUTES = env.int("CHECKOUT_LIFETIME_MINUTES", default=30)
+# Outbound notifications (core.outbox): seconds before each retry after a refused delivery (1 min,
+# 5 min, 30 min, 2 h, 12 h, then daily: about 3.6 days), a delivery's timeout, and how long a
+# taken message waits before the sweep takes it again (a worker killed during the call).
+NOTIFICATION_RETRY_SCHEDULE = env.list(
+    "NOTIFICATION_RETRY_SCHEDULE",
+    cast=int,
+    default=[60, 300, 1800, 7200, 43200, 86400, 86400, 86400],
+)
+NOTIFICATION_TIMEOUT_SECONDS = env.float("NOTIFICATION_TIMEOUT_SECONDS", default=5.0)
+NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=60)
+# merchant.notificationUrl: plain http:// and private or loopback hosts only when allowed (local
+# testing); by default allowed in DEBUG.
+NOTIFICATION_ALLOW_INSECURE_URLS = env.bool("NOTIFICATION_ALLOW_INSECURE_URLS", default=DEBUG)
 # How the checkout page names the platform to the shopper ("Your card details go only to ...").
 CHECKOUT_PLATFORM_NAME = env.str("CHECKOUT_PLATFORM_NAME", default="the bank's payment page")
 # The simulator's slow test card: "delay" answers after PAYMENTS_SIMULATOR_SLOW_SECONDS;
@@ -295,6 +308,7 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # The database scheduler copies these into django_celery_beat's tables at start; staff can then
 # pause or re-time them in the admin (Periodic tasks).
 CELERY_BEAT_SCHEDULE = {
+    "sweep-notifications": {"task": "core.sweep_notifications", "schedule": 60.0},
     "close-expired-preauthorizations": {
         "task": "payments.close_expired_preauthorizations",
         "schedule": 60.0,

@@ -20,8 +20,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
+from . import outbox
 from .errors import ApplicationError
-from .models import IdempotentRequest
+from .models import DeliveryAttempt, IdempotentRequest, OutboxMessage
 
 admin.site.site_header = "Card platform: bank staff"
 admin.site.site_title = "Card platform admin"
@@ -237,3 +238,45 @@ class IdempotentRequestAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
+
+
+class DeliveryAttemptInline(HistoryInline):
+    model = DeliveryAttempt
+    verbose_name_plural = "delivery attempts"
+    fields = ("attempted_at", "http_status", "latency_ms", "excerpt", "error")
+
+
+@admin.register(OutboxMessage)
+class OutboxMessageAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Outbound notifications and every attempt to deliver them; staff may redeliver one."""
+
+    list_display = (
+        "event_id",
+        "created_at",
+        "topic",
+        "subject",
+        "sequence",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "delivered_at",
+    )
+    list_filter = ("status", "topic")
+    search_fields = ("=event_id", "=subject", "url")
+    ordering = ("-created_at",)
+    inlines = (DeliveryAttemptInline,)
+    actions = ("redeliver",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> Any:
+        return [f.name for f in self.model._meta.fields]
+
+    @admin.action(description="Deliver again now", permissions=["manage"])
+    def redeliver(self, request: HttpRequest, queryset: QuerySet[OutboxMessage]) -> None:
+        actor = staff_actor(request)
+        each_through_service(
+            request,
+            queryset,
+            lambda message: outbox.redeliver(event_id=message.pk, actor=actor),
+            name=lambda message: message.pk,
+            done=lambda ids: f"Delivering again: {', '.join(ids)}.",
+        )

@@ -14,7 +14,7 @@ from core.forms import SpecFieldsMixin, new_identifier, values_of
 from core.status import OperatingStatus
 from core.tables.common import ENTITY_ID
 
-from .api.tables import AGGREGATOR_RULES, MERCHANT_FIELDS, MERCHANT_ID
+from .api.tables import AGGREGATOR_RULES, MERCHANT_FIELDS, MERCHANT_ID, notification_url_rule
 from .models import (
     MERCHANT_DATA_FIELDS,
     Entity,
@@ -80,7 +80,7 @@ class MerchantDataForm(SpecFieldsMixin, forms.ModelForm):
     """The merchant's registered data, validated as the API validates it."""
 
     spec_fields = MERCHANT_FIELDS
-    spec_rules = tuple(AGGREGATOR_RULES)
+    spec_rules = (*AGGREGATOR_RULES, notification_url_rule)
 
     country = forms.ChoiceField(choices=COUNTRY_CHOICES, help_text="ISO 3166-1 alpha-2")
     corporate_status = forms.ChoiceField(
@@ -89,6 +89,12 @@ class MerchantDataForm(SpecFieldsMixin, forms.ModelForm):
     aggregator_type = forms.ChoiceField(
         required=False,
         choices=[("", "---------"), ("P", "P: payment facilitator"), ("M", "M: marketplace")],
+    )
+    notification_url = forms.URLField(
+        required=False,
+        max_length=2048,
+        assume_scheme="https",
+        help_text="Where token status notifications are posted (HTTPS, a public host).",
     )
 
     class Meta:

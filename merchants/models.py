@@ -125,6 +125,7 @@ MERCHANT_DATA_FIELDS = (
     "corporate_name",
     "date_designed",
     "mvv_id",
+    "notification_url",
 )
 
 
@@ -167,6 +168,11 @@ class Merchant(models.Model):
     corporate_name = models.CharField(max_length=100, blank=True)
     date_designed = models.DateField()
     mvv_id = models.CharField("MVV id", max_length=10, blank=True)
+    notification_url = models.URLField(
+        max_length=2048,
+        blank=True,
+        help_text="Where token status notifications are posted (HTTPS).",
+    )
 
     status = models.CharField(
         max_length=10, choices=OperatingStatus.choices, default=OperatingStatus.NORMAL

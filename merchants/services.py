@@ -277,3 +277,8 @@ def merchant_3ds_delete(*, merchant: Merchant, reason: str, changed_by: str) -> 
         history={"reason": reason},
     )
     return locked
+
+
+def notification_credentials(entity_pk: str) -> str:
+    """The access token an outbound notification to this entity carries (core.outbox)."""
+    return entity_token_plaintext(entity=Entity.objects.get(pk=entity_pk))

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 from stdnum import luhn
 
-from core import cards
+from core import cards, outbox
 from core.errors import ApplicationError, NotFound, ParameterError
 from core.lookups import one
 from merchants.models import Entity, Merchant
@@ -28,7 +28,9 @@ from . import results, selectors
 from .artwork.defaults import asset_id
 from .artwork.png import png_size
 from .models import TOKEN_LIFECYCLE, Asset, CardArt, MediaContent, MediaType, Token, TokenStatus
+from .render import notification_body
 
+NOTIFICATION_TOPIC = "token.status"
 APPROVED, DECLINED = "APPROVED", "DECLINED"
 NEEDS_AUTHENTICATION = "REQUIRE_ADDITIONAL_AUTHENTICATION"
 # The test-card table of tokenization (docs/api.md, "Tokenization"): the network's decision.
@@ -202,6 +204,22 @@ def _apply(
         save_fields=["suspended_by", "status_timestamp"],
         history={"reason": reason, "suspended_by": token.suspended_by},
     )
+    notify(token, reason=reason)
+
+
+def notify(token: Token, *, reason: str) -> None:
+    """In the change's transaction: a token status notification to the token requestor (the
+    merchant), when it has a notification URL (core.outbox delivers it after commit)."""
+    merchant = token.merchant
+    if not merchant.notification_url:
+        return
+    outbox.enqueue(
+        topic=NOTIFICATION_TOPIC,
+        subject=token.pk,
+        url=merchant.notification_url,
+        credential=str(merchant.entity_id),
+        body=notification_body(token, reason=reason),
+    )
 
 
 def asset_publish(*, description: str, contents: Iterable[tuple[str, bytes]]) -> Asset:
@@ -286,4 +304,9 @@ def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
                 raise ValueError(f"{image.replace('_', ' ')} {exc}") from None
             setattr(art, image, asset)
         art.save()
+        # Every live token showing this art tells its requestor (new assets, texts).
+        live = art.tokens.exclude(status=TokenStatus.DEACTIVATED).select_related("merchant")
+        for token in live.select_for_update(of=("self",)).order_by("pk"):
+            token.card_art = art
+            notify(token, reason="OTHER")
         return art

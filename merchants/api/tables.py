@@ -8,7 +8,10 @@ same rows.
 
 from collections.abc import Iterable
 
-from core.fields import AN, LETTER, UN, Choice, Country, Date, Hex, N, Timestamp
+from django.conf import settings
+
+from core.fields import AN, LETTER, UN, Choice, Country, Date, Hex, LocalUrl, N, Timestamp
+from core.fields.web import insecure_url_problem
 from core.status import OperatingStatus
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given, only_with, requires
 from core.tables.common import COMMON, COMMON_INQUIRY, ENTITY_ID
@@ -95,6 +98,12 @@ MERCHANT_FIELDS = [
     F("merchant.corporateName", AN(100, example="Acme Holdings"), OPT),
     F("merchant.dateDesigned", Date("ccyymmdd"), M, meaning="relationship start date"),
     F("merchant.mvvID", Hex(10, min=10), C, meaning="Merchant Verification Value"),
+    F(
+        "merchant.notificationUrl",
+        LocalUrl(),
+        OPT,
+        meaning="where token status notifications are posted: HTTPS, a public host",
+    ),
 ]
 
 # aggregatorName is required with aggregatorID; the aggregator details need an aggregatorID.
@@ -105,8 +114,20 @@ AGGREGATOR_RULES = [
         ("merchant.aggregatorName", "merchant.aggregatorType", "merchant.aggregatorAbbv"),
     ),
 ]
-# The registered data, with the rules of its aggregator group.
-MERCHANT_DATA = Table(MERCHANT_FIELDS, rules=AGGREGATOR_RULES)
+
+
+def notification_url_rule(flat: dict[str, object]) -> Iterable[tuple[str, str]]:
+    """HTTPS to a public host, unless NOTIFICATION_ALLOW_INSECURE_URLS (local testing)."""
+    url = flat.get("merchant.notificationUrl")
+    if not url or settings.NOTIFICATION_ALLOW_INSECURE_URLS:
+        return
+    problem = insecure_url_problem(str(url))
+    if problem:
+        yield "merchant.notificationUrl", problem
+
+
+# The registered data, with the rules of its aggregator group and of the notification URL.
+MERCHANT_DATA = Table(MERCHANT_FIELDS, rules=[*AGGREGATOR_RULES, notification_url_rule])
 
 MERCHANT_CREATE = Table([*COMMON, MERCHANT_ID]) + MERCHANT_DATA
 MERCHANT_UPDATE = Table([*COMMON, MERCHANT_ID]) + MERCHANT_DATA

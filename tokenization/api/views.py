@@ -6,7 +6,6 @@ merchant's channel: any other caller gets 404 for its reference.
 """
 
 import base64
-from datetime import UTC
 from typing import Any
 
 from rest_framework.request import Request
@@ -25,34 +24,13 @@ from merchants import selectors as merchant_selectors
 
 from .. import results as token_results
 from .. import selectors, services
-from ..models import Asset, MediaType, Token, TokenStatus
+from ..models import Asset, MediaType
+from ..render import CARD_ART_ROWS, token_view
 from .tables import ASSET_ID, TOKEN_ANSWER, TOKENIZE, references
 
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
 MERCHANT = {"entityId": "10000001", "entityType": "MERCHANT", "merchant.id": "10000001"}
 EXAMPLE_TUR = "DTKN" + "0" * 60
-ADDITIONAL = [row for row in TOKEN_ANSWER if row.name.startswith("additionalData.")]
-CARD_ART_ROWS = [row.name for row in ADDITIONAL]
-
-
-def status_timestamp(token: Token) -> str:
-    """statusTimestamp: YYYY-MM-DDThh:mm:ss.sssZ (UTC, milliseconds)."""
-    stamp = token.status_timestamp.astimezone(UTC)
-    return f"{stamp:%Y-%m-%dT%H:%M:%S}.{stamp.microsecond // 1000:03d}Z"
-
-
-def token_view(token: Token, *, status: bool = True) -> dict[str, Any]:
-    """A token as GT and CT answer it: reference, the token's own suffix and expiry, status and
-    the card art (additionalData)."""
-    names = ["tokenUniqueReference", "tokenInfo.tokenPanSuffix", "tokenInfo.tokenExpiry"]
-    names += ["tokenInfo.brand", *CARD_ART_ROWS]
-    flat = TOKEN_ANSWER.render(token, names=names)
-    if status:
-        flat["status"] = token.status
-        flat["statusTimestamp"] = status_timestamp(token)
-        if token.status == TokenStatus.SUSPENDED:
-            flat["suspendedBy"] = list(token.suspended_by)
-    return flat
 
 
 def _safe_hash(flat: dict[str, Any]) -> str:

@@ -1,0 +1,184 @@
+"""The outbox: outbound notifications that are never lost and never sent for a change that
+rolled back.
+
+`enqueue` writes the message in the caller's transaction and, after commit, hands its id to
+Celery (`core.deliver_notification`). `deliver` takes a due message in a short transaction (the
+row locked with SKIP LOCKED, its next attempt moved a lease ahead, so a worker killed during the
+call leaves it due again later), posts it outside any transaction, and records the attempt:
+a 2xx acknowledges it; anything else, a timeout or a refused connection schedules the next
+attempt from NOTIFICATION_RETRY_SCHEDULE, and after the last the message is FAILED. `sweep`
+(beat, every minute, and `manage.py notifications_deliver`) delivers whatever is due, so a lost
+task only delays a message. Delivery is at least once: receivers drop duplicates by event id.
+
+Headers: `Authorization: Bearer <the entity's access token>` (resolved at delivery time by the
+app that owns the credentials, `register_credentials`), `X-Event-Id`, `X-Event-Sequence`.
+"""
+
+import json
+import logging
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from .models import DeliveryAttempt, OutboxMessage, OutboxStatus
+
+logger = logging.getLogger("core.outbox")
+_credentials: Callable[[str], str] | None = None
+_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def register_credentials(resolver: Callable[[str], str]) -> None:
+    """The app that keeps access tokens says how to find the one of a credential reference."""
+    global _credentials
+    _credentials = resolver
+
+
+def schedule() -> list[int]:
+    """Seconds to wait before each retry (the first delivery is at once)."""
+    return list(settings.NOTIFICATION_RETRY_SCHEDULE)
+
+
+def enqueue(
+    *, topic: str, subject: str, url: str, credential: str, body: dict[str, Any]
+) -> OutboxMessage:
+    """Write a notification in the current transaction; delivered once it commits. The body
+    gets `eventId` and `sequence` (per topic and subject)."""
+    assert transaction.get_connection().in_atomic_block, "enqueue in the change's transaction"
+    last = OutboxMessage.objects.filter(topic=topic, subject=subject).aggregate(n=Max("sequence"))
+    sequence = (last["n"] or 0) + 1
+    event_id = uuid.uuid4().hex
+    message = OutboxMessage.objects.create(
+        event_id=event_id,
+        topic=topic,
+        subject=subject,
+        sequence=sequence,
+        url=url,
+        credential=credential,
+        body={**body, "eventId": event_id, "sequence": sequence},
+        next_attempt_at=timezone.now(),
+    )
+    transaction.on_commit(lambda: _hand_to_celery(event_id))
+    return message
+
+
+def _hand_to_celery(event_id: str) -> None:
+    from .tasks import deliver_notification
+
+    try:
+        deliver_notification.delay(event_id)
+    except Exception:  # noqa: BLE001 - the broker is down: the sweep delivers it later
+        logger.warning("notification %s not handed to Celery; the sweep delivers it", event_id)
+
+
+def deliver(event_id: str, *, now: datetime | None = None) -> str:
+    """One attempt of a due message: "delivered", "retry", "failed", or "not due" (someone
+    else has it, or it is done, or its time has not come)."""
+    moment = now or timezone.now()
+    with transaction.atomic():
+        message = (
+            OutboxMessage.objects.select_for_update(skip_locked=True)
+            .filter(pk=event_id, status=OutboxStatus.PENDING, next_attempt_at__lte=moment)
+            .first()
+        )
+        if message is None:
+            return "not due"
+        message.attempts += 1
+        message.next_attempt_at = moment + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS)
+        message.save(update_fields=["attempts", "next_attempt_at"])
+    status, latency, excerpt, error = _post(message)
+    with transaction.atomic():
+        message = OutboxMessage.objects.select_for_update().get(pk=event_id)
+        DeliveryAttempt.objects.create(
+            message=message,
+            attempted_at=moment,
+            http_status=status,
+            latency_ms=latency,
+            excerpt=excerpt,
+            error=error,
+        )
+        if message.status != OutboxStatus.PENDING:
+            return "not due"  # redelivered or settled meanwhile
+        if status is not None and 200 <= status < 300:
+            message.status = OutboxStatus.DELIVERED
+            message.delivered_at = timezone.now()
+            outcome = "delivered"
+        elif message.attempts > len(schedule()):
+            message.status = OutboxStatus.FAILED
+            outcome = "failed"
+        else:
+            wait = schedule()[message.attempts - 1]
+            message.next_attempt_at = moment + timedelta(seconds=wait)
+            outcome = "retry"
+        message.save(update_fields=["status", "delivered_at", "next_attempt_at"])
+    return outcome
+
+
+def _post(message: OutboxMessage) -> tuple[int | None, int, str, str]:
+    """(HTTP status or None, latency in ms, the answer's first characters, the error)."""
+    assert _credentials is not None, "no credentials resolver registered"
+    started = time.monotonic()
+    if not message.url.startswith(("https://", "http://")):
+        return None, 0, "", "not an http(s) URL"
+    request = urllib.request.Request(  # noqa: S310 - http(s) only, checked above
+        message.url,
+        data=json.dumps(message.body).encode(),
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {_credentials(message.credential)}",
+            "X-Event-Id": message.event_id,
+            "X-Event-Sequence": str(message.sequence),
+            "User-Agent": "cardplatform-notifications/1",
+        },
+    )
+    try:
+        with _opener.open(request, timeout=settings.NOTIFICATION_TIMEOUT_SECONDS) as answer:
+            text = answer.read(200).decode("utf-8", "replace")
+            return answer.status, _ms(started), text, ""
+    except urllib.error.HTTPError as exc:
+        text = exc.read(200).decode("utf-8", "replace") if exc.fp else ""
+        return exc.code, _ms(started), text, ""
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return None, _ms(started), "", str(reason)[:200]
+
+
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def due(*, now: datetime | None = None, batch: int = 500) -> list[str]:
+    moment = now or timezone.now()
+    return list(
+        OutboxMessage.objects.filter(status=OutboxStatus.PENDING, next_attempt_at__lte=moment)
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)[:batch]
+    )
+
+
+def sweep(*, now: datetime | None = None, batch: int = 500) -> Iterator[str]:
+    """Deliver what is due (beat and the command): yields each attempt's outcome."""
+    for event_id in due(now=now, batch=batch):
+        yield deliver(event_id, now=now)
+
+
+def redeliver(*, event_id: str, actor: str) -> OutboxMessage:
+    """Bank staff (or, later, the merchant) ask for another delivery now: a FAILED or DELIVERED
+    message becomes PENDING and due, its event id and sequence unchanged."""
+    with transaction.atomic():
+        message = OutboxMessage.objects.select_for_update().get(pk=event_id)
+        message.status = OutboxStatus.PENDING
+        message.next_attempt_at = timezone.now()
+        message.attempts = 0
+        message.save(update_fields=["status", "next_attempt_at", "attempts"])
+        transaction.on_commit(lambda: _hand_to_celery(event_id))
+    return message
