@@ -194,4 +194,4 @@ class AssetView(SpecInquiryView):
             }
             for content in asset.contents.all()
         ]
-        return envelope(results.REQUEST_SUCCEEDED, id=asset.pk, data={"mediaContents": contents})
+        return envelope(results.REQUEST_SUCCEEDED, data={"mediaContents": contents})
