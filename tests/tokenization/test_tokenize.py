@@ -239,6 +239,7 @@ def test_assets_decode_as_pngs_with_alpha_of_the_stated_size(merchant_api, creat
     ):
         response = merchant_api.get(f"/pay/v3/asset/{extra[name]}")
         assert response.status_code == 200 and code(response) == "000.000.100"
+        assert re.fullmatch(r"[0-9a-f]{32}", response.json()["id"])  # the request's id
         assert response["Cache-Control"] == "private, max-age=31536000, immutable"
         assert response["ETag"] == f'"{extra[name]}"'
         [content] = response.json()["mediaContents"]
