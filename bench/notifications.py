@@ -95,6 +95,11 @@ def main() -> int:
     parser.add_argument(
         "--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="no Celery: deliver the messages one by one in this process, under cProfile",
+    )
     args = parser.parse_args()
 
     os.environ["REDIS_URL"] = args.redis_url
@@ -113,6 +118,8 @@ def main() -> int:
     receiver = Receiver()
     merchant = Merchant.objects.get(merchant_id=creds["merchant_id"])
     OutboxMessage.objects.filter(topic="bench").delete()
+    if args.in_process:
+        return in_process(args.messages, receiver, str(merchant.entity_id))
 
     env = {**os.environ, "CELERY_TASK_DEFAULT_QUEUE": queue}
     worker = subprocess.Popen(
@@ -167,6 +174,47 @@ def main() -> int:
         f"CPU: worker processes {worker_cpu:.1f} s ({1000 * worker_cpu / args.messages:.2f} ms "
         f"per delivery), this process (enqueue, receiver, polling) {own_cpu:.1f} s"
     )
+    return 0
+
+
+def in_process(count: int, receiver: Receiver, credential: str) -> int:
+    """Where the time of one delivery goes, without Celery: `outbox.deliver` in a loop."""
+    import cProfile
+    import io
+    import pstats
+
+    from django.db import transaction
+
+    from core import outbox
+
+    outbox_hand = outbox._hand_to_celery
+    outbox._hand_to_celery = lambda event_id: None  # type: ignore[assignment]
+    try:
+        with transaction.atomic():
+            ids = [
+                outbox.enqueue(
+                    topic="bench",
+                    subject=f"bench-{n}",
+                    url=receiver.url,
+                    credential=credential,
+                    body={"n": n},
+                ).pk
+                for n in range(count)
+            ]
+    finally:
+        outbox._hand_to_celery = outbox_hand  # type: ignore[assignment]
+    cpu, wall = time.process_time(), time.monotonic()
+    profile = cProfile.Profile()
+    profile.enable()
+    for event_id in ids:
+        outbox.deliver(event_id)
+    profile.disable()
+    cpu, wall = time.process_time() - cpu, time.monotonic() - wall
+    print(f"in process: {count / wall:.0f} deliveries/s under cProfile")
+    print(f"CPU per delivery (this process, receiver included): {1000 * cpu / count:.2f} ms")
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(15)
+    print(out.getvalue())
     return 0
 
 
