@@ -154,6 +154,10 @@ class TokenAdmin(ReadOnlyMixin, admin.ModelAdmin):
         )
 
 
+VECTOR_TYPES = {"pdf": "application/pdf", "svg": "image/svg+xml"}
+TERMS_TYPES = {"txt": "text/plain", "html": "text/html", "htm": "text/html"}
+
+
 class CardArtForm(forms.ModelForm):
     """The texts of a card product's art, and new artwork as PNG uploads (kept when empty)."""
 
@@ -163,6 +167,10 @@ class CardArtForm(forms.ModelForm):
     card_background_combined_file = forms.FileField(
         required=False, label="Card background (PNG with alpha)"
     )
+    background_vector_file = forms.FileField(
+        required=False, label="Card background as vector artwork (PDF or SVG), optional"
+    )
+    terms_file = forms.FileField(required=False, label="Terms (text or HTML), optional")
     foreground_color = forms.RegexField(regex=r"^[0-9A-Fa-f]{6}$", max_length=6)
 
     class Meta:
@@ -185,6 +193,8 @@ class CardArtForm(forms.ModelForm):
             issuer_name=data.get("issuer_name", ""),
             short_description=data.get("short_description", ""),
             foreground_color=data.get("foreground_color", ""),
+            background_vector=self._typed("background_vector_file", VECTOR_TYPES),
+            terms=self._typed("terms_file", TERMS_TYPES),
             brand_logo=uploads["brand_logo"],
             issuer_logo=uploads["issuer_logo"],
             icon=uploads["icon"],
@@ -198,6 +208,24 @@ class CardArtForm(forms.ModelForm):
                     self.add_error(f"{image}_file", f"This image {exc}.")
         self.change = change
         return data
+
+    def _typed(self, field: str, types: dict[str, str]) -> tuple[str, bytes] | None:
+        """An optional upload with its media type (from its file name), checked."""
+        upload = self.cleaned_data.get(field)
+        if not upload:
+            return None
+        suffix = upload.name.rsplit(".", 1)[-1].lower()
+        media_type = types.get(suffix)
+        if media_type is None:
+            self.add_error(field, f"Use a file ending in {', '.join('.' + k for k in types)}.")
+            return None
+        data = upload.read()
+        try:
+            services.check_media(media_type, data)
+        except ValueError as exc:
+            self.add_error(field, f"This file {exc}.")
+            return None
+        return media_type, data
 
 
 @admin.register(CardArt)
@@ -217,6 +245,8 @@ class CardArtAdmin(admin.ModelAdmin):
         "issuer_logo_file",
         "icon_file",
         "card_background_combined_file",
+        "background_vector_file",
+        "terms_file",
     )
     readonly_fields = ("preview",)
 

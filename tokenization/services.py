@@ -230,6 +230,8 @@ def asset_publish(*, description: str, contents: Iterable[tuple[str, bytes]]) ->
     for media_type, data in items:
         if media_type not in MediaType.values:
             raise ValueError(f"{media_type} is not a media type of card art")
+        if media_type != MediaType.PNG:
+            check_media(media_type, data)
         checked.append((media_type, data, png_size(data) if media_type == MediaType.PNG else None))
     key = asset_id(items)
     with transaction.atomic():
@@ -273,9 +275,34 @@ class CardArtChange:
     issuer_logo: bytes | None = None
     icon: bytes | None = None
     card_background_combined: bytes | None = None
+    # Published with the background image as more media contents of its asset, when a card
+    # product has them: vector artwork (application/pdf or image/svg+xml) and terms
+    # (text/plain or text/html).
+    background_vector: tuple[str, bytes] | None = None
+    terms: tuple[str, bytes] | None = None
 
 
 IMAGES = ("brand_logo", "issuer_logo", "icon", "card_background_combined")
+
+
+def _png_of(asset: Asset | None) -> bytes | None:
+    content = asset.contents.filter(type=MediaType.PNG).first() if asset else None
+    return bytes(content.data) if content else None
+
+
+def check_media(media_type: str, data: bytes) -> None:
+    """Vector artwork and terms: what their media type says they are (ValueError otherwise)."""
+    if media_type == MediaType.PDF and not data.startswith(b"%PDF-"):
+        raise ValueError("is not a PDF document")
+    if media_type == MediaType.SVG and b"<svg" not in data[:4096]:
+        raise ValueError("is not an SVG image")
+    if media_type in (MediaType.TEXT, MediaType.HTML):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("is not UTF-8 text") from None
+    if len(data) > 2 * 1024 * 1024:
+        raise ValueError("is larger than 2048 KiB")
 
 
 def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
@@ -291,8 +318,16 @@ def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
         for name in ("name", "brand", "bin_from", "bin_to", "issuer_name", "short_description"):
             setattr(art, name, getattr(change, name))
         art.foreground_color = change.foreground_color.upper()
+        extras = [item for item in (change.background_vector, change.terms) if item]
         for image in IMAGES:
             data = getattr(change, image)
+            if image == "card_background_combined" and extras:
+                data = data or _png_of(art.card_background_combined)
+                contents = [(MediaType.PNG, data), *extras] if data else extras
+                art.card_background_combined = asset_publish(
+                    description=f"{change.name}: card background", contents=contents
+                )
+                continue
             if data is None:
                 continue
             try:

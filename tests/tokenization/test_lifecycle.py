@@ -207,3 +207,44 @@ def test_card_art_is_uploaded_checked_and_published(admin_client, make):
         )
         assert refused.status_code == 200 and "This image" in refused.content.decode()
     assert Asset.objects.count() == before + 1
+
+
+def _file(name: str, data: bytes) -> io.BytesIO:
+    buffer = io.BytesIO(data)
+    buffer.name = name
+    return buffer
+
+
+def test_a_product_may_add_vector_artwork_and_terms(admin_client, merchant_api, make):
+    token = make()
+    art = token.card_art
+    url = reverse("admin:tokenization_cardart_change", args=[art.pk])
+    fields = {
+        "name": art.name,
+        "brand": "VISA",
+        "issuer_name": "Demo Bank",
+        "short_description": "Demo Bank Visa",
+        "foreground_color": "FFFFFF",
+    }
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="85.6" height="54"><rect/></svg>'
+    response = admin_client.post(
+        url,
+        {
+            **fields,
+            "background_vector_file": _file("card.svg", svg),
+            "terms_file": _file("terms.txt", "Terms of use: ...".encode()),
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    art.refresh_from_db()
+    answer = merchant_api.get(f"/pay/v3/asset/{art.card_background_combined_id}").json()
+    assert [c["type"] for c in answer["mediaContents"]] == [
+        "image/png",
+        "image/svg+xml",
+        "text/plain",
+    ]
+    assert "height" not in answer["mediaContents"][1]
+    refused = admin_client.post(
+        url, {**fields, "background_vector_file": _file("card.pdf", b"not a pdf")}
+    )
+    assert refused.status_code == 200 and "is not a PDF document" in refused.content.decode()
