@@ -232,7 +232,7 @@ def test_a_product_may_add_vector_artwork_and_terms(admin_client, merchant_api, 
         {
             **fields,
             "background_vector_file": _file("card.svg", svg),
-            "terms_file": _file("terms.txt", "Terms of use: ...".encode()),
+            "terms_file": _file("terms.txt", b"Terms of use: ..."),
         },
     )
     assert response.status_code == 302, response.content.decode()[:3000]

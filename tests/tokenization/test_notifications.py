@@ -27,13 +27,30 @@ from tokenization.models import Token
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _delivered_in_this_process():
+    """The task runs here, after commit, whether or not a broker is configured (the worker's
+    own path is tests/tokenization/test_worker_killed.py)."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = previous
+
+
 class Receiver:
     """A merchant's notification endpoint on 127.0.0.1: answers `statuses` in turn (then 200)
-    and records every request (headers and JSON body)."""
+    and records every request (headers and JSON body). With `hold_first`, the first request is
+    held open until `released` is set (a test kills its sender meanwhile)."""
 
-    def __init__(self, statuses: list[int] | None = None):
+    def __init__(self, statuses: list[int] | None = None, hold_first: bool = False):
         self.statuses = list(statuses or [])
         self.requests: list[dict[str, Any]] = []
+        self.released = threading.Event()
+        self.hold_first = hold_first
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -44,13 +61,19 @@ class Receiver:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length))
                 receiver.requests.append({"headers": dict(self.headers), "body": body})
+                if receiver.hold_first and len(receiver.requests) == 1:
+                    receiver.released.wait(30)
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
-                self.send_response(status)
-                self.send_header("Content-Type", "text/plain")
-                self.end_headers()
-                self.wfile.write(b"ok" if status == 200 else b"try later")
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "text/plain")
+                    self.end_headers()
+                    self.wfile.write(b"ok" if status == 200 else b"try later")
+                except OSError:
+                    pass  # the sender is gone
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -59,6 +82,7 @@ class Receiver:
         return f"http://127.0.0.1:{self.server.server_address[1]}/notifications"
 
     def close(self) -> None:
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 

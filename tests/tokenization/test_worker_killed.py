@@ -3,18 +3,14 @@ and Redis): the outbox row stays due, and the beat sweep delivers it; the receiv
 event id twice and acknowledges it once. The receiver holds the first request until the worker
 is dead (an event the test controls, never a sleep)."""
 
-import json
 import os
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.conf import settings
@@ -24,6 +20,7 @@ from django.utils import timezone
 from core import outbox
 from core.models import DeliveryAttempt, OutboxMessage
 from tests.conftest import url_of_test_database
+from tests.tokenization.test_notifications import Receiver
 from tests.tokenization.test_tokenize import card, tokenize
 from tokenization import services
 from tokenization.models import Token
@@ -46,46 +43,6 @@ def wait_until(condition: Callable[[], bool], what: str) -> None:
         time.sleep(0.05)
 
 
-class HoldingReceiver:
-    """Records every request; holds the first one open until `release()`."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.released = threading.Event()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                receiver.requests.append(
-                    {"headers": dict(self.headers), "body": json.loads(self.rfile.read(length))}
-                )
-                if len(receiver.requests) == 1:
-                    receiver.released.wait(WAIT_S)
-                try:
-                    self.send_response(200)
-                    self.end_headers()
-                    self.wfile.write(b"ok")
-                except OSError:
-                    pass  # the worker that asked is dead
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/notifications"
-
-    def close(self) -> None:
-        self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def test_a_worker_killed_during_delivery_and_the_sweep_delivers(
     tmp_path, server_keys, merchant_api, merchant
 ):
@@ -93,7 +50,7 @@ def test_a_worker_killed_during_delivery_and_the_sweep_delivers(
 
     queue = f"test-{uuid.uuid4().hex[:8]}"
     app.conf.task_default_queue = queue
-    receiver = HoldingReceiver()
+    receiver = Receiver(hold_first=True)
     merchant.notification_url = receiver.url
     merchant.save()
     reference = tokenize(merchant_api, merchant, "CT", **card()).json()["tokenUniqueReference"]
