@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "terminals",
     "payments",
     "tokenization",
+    "reconciliation",
     "oauth2_provider",
     "issuer",
     "demo",
@@ -240,6 +241,8 @@ NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=60)
 # merchant.notificationUrl: plain http:// and private or loopback hosts only when allowed (local
 # testing); by default allowed in DEBUG.
 NOTIFICATION_ALLOW_INSECURE_URLS = env.bool("NOTIFICATION_ALLOW_INSECURE_URLS", default=DEBUG)
+# Exchange rates quote every currency against this one (units of it for one unit of the other).
+EXCHANGE_BASE_CURRENCY = env.str("EXCHANGE_BASE_CURRENCY", default="EUR")
 # How the checkout page names the platform to the shopper ("Your card details go only to ...").
 CHECKOUT_PLATFORM_NAME = env.str("CHECKOUT_PLATFORM_NAME", default="the bank's payment page")
 # The simulator's slow test card: "delay" answers after PAYMENTS_SIMULATOR_SLOW_SECONDS;

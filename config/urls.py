@@ -16,6 +16,7 @@ urlpatterns = [
     path("pay/v3/", include("terminals.urls")),
     path("", include("payments.urls")),
     path("", include("tokenization.urls")),
+    path("", include("reconciliation.urls")),
     path("", include("payments.threeds.urls")),
     path("", include("payments.checkouts.urls")),
     path("", include("issuer.urls_oauth")),

@@ -457,6 +457,10 @@ def test_every_documented_example_body_is_accepted(document, participator, merch
                     body["originalTransactionId"] = reference
             url = path.replace("{payment_id}", reference if "{payment_id}" in path else "")
             url = url.replace("{terminal_id}", terminal.terminal_id)
+            if path.endswith("exchangerate/update"):  # a rate to replace (create it first)
+                entities["PARTICIPATOR"].post(
+                    "/v3/exchangerate/create", {**body, "merchantTransactionId": uuid.uuid4().hex}
+                )
             if "tokenUniqueReferences" in body:  # a token of this merchant (CT first)
                 body["tokenUniqueReferences"] = scheme_token()
             if "{registration_id}" in url:

@@ -1,0 +1,123 @@
+"""Exchange rates: every write, and conversions.
+
+| use case | function |
+|---|---|
+| set a currency's rate from a date on | `rate_create` |
+| replace a rate before its effective date | `rate_update` |
+| the rate in force on a date | `selectors.rate_in_force` |
+| convert an amount into another currency on a date | `convert` |
+
+Conversions go through the base currency: the buying rate for what the bank buys from a
+merchant (sales), the selling rate for what it sells (refunds, credits, chargebacks). Amounts
+are Decimal throughout; the result is rounded half-up to the target currency's minor units.
+"""
+
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from core.context import get_ndc
+from core.errors import ApplicationError, NotFound, ParameterError
+from core.fields.codes import minor_units
+from core.lookups import one
+
+from . import results
+from .models import ExchangeRate, ExchangeRateChange
+from .selectors import rate_in_force
+
+BUY, SELL = "buy", "sell"
+
+
+def _check(currency: str, buying: Decimal, selling: Decimal) -> None:
+    problems = []
+    if currency == settings.EXCHANGE_BASE_CURRENCY:
+        problems.append(
+            ("exchangeRate.currency", currency, "is the base currency: its rate is always 1")
+        )
+    for name, value in (("exchangeRate.buyingRate", buying), ("exchangeRate.sellingRate", selling)):
+        if value <= 0:
+            problems.append((name, str(value), "must be greater than 0"))
+    if buying > selling:
+        problems.append(("exchangeRate.buyingRate", str(buying), "may not be above sellingRate"))
+    if problems:
+        raise ParameterError(problems)
+
+
+def rate_create(
+    *, currency: str, effective_date: date, buying: Decimal, selling: Decimal, actor: str
+) -> ExchangeRate:
+    """A currency's rate from `effective_date` on; 700.550.100 when that day has one."""
+    _check(currency, buying, selling)
+    try:
+        with transaction.atomic():
+            rate = ExchangeRate.objects.create(
+                currency=currency,
+                effective_date=effective_date,
+                buying_rate=buying,
+                selling_rate=selling,
+                created_by=actor,
+            )
+            _record(rate, actor)
+    except IntegrityError:
+        raise ApplicationError(results.RATE_EXISTS) from None
+    return rate
+
+
+def rate_update(
+    *,
+    currency: str,
+    effective_date: date,
+    buying: Decimal,
+    selling: Decimal,
+    actor: str,
+    today: date | None = None,
+) -> ExchangeRate:
+    """Replace a rate whose effective date has not come (700.550.110 otherwise; 404 when the
+    day has none)."""
+    _check(currency, buying, selling)
+    day = today or timezone.localdate()
+    with transaction.atomic():
+        rate = one(
+            ExchangeRate.objects.select_for_update().filter(
+                currency=currency, effective_date=effective_date
+            )
+        )
+        if rate is None:
+            raise NotFound(results.RATE_NOT_FOUND)
+        if rate.effective_date <= day:
+            raise ApplicationError(results.RATE_IN_FORCE)
+        rate.buying_rate, rate.selling_rate = buying, selling
+        rate.save(update_fields=["buying_rate", "selling_rate", "updated_at"])
+        _record(rate, actor)
+    return rate
+
+
+def _record(rate: ExchangeRate, actor: str) -> None:
+    ExchangeRateChange.objects.create(
+        rate=rate,
+        buying_rate=rate.buying_rate,
+        selling_rate=rate.selling_rate,
+        changed_by=actor,
+        ndc=get_ndc(),
+    )
+
+
+def convert(amount: Decimal, *, source: str, target: str, on: date, side: str) -> Decimal:
+    """`amount` of `source` in `target` on the date `on`, through the base currency: the buying
+    rate when the bank buys (BUY: sales), the selling rate when it sells (SELL: refunds,
+    credits, chargebacks). 404 (700.550.120) when a currency has no rate in force."""
+    base = settings.EXCHANGE_BASE_CURRENCY
+    if source == target:
+        return amount
+    in_base = amount if source == base else amount * _rate(source, on, side)
+    result = in_base if target == base else in_base / _rate(target, on, side)
+    exponent = minor_units(target) or 0
+    return result.quantize(Decimal(1).scaleb(-exponent), rounding=ROUND_HALF_UP)
+
+
+def _rate(currency: str, on: date, side: str) -> Decimal:
+    rate = rate_in_force(currency=currency, on=on)
+    return rate.buying_rate if side == BUY else rate.selling_rate
