@@ -14,7 +14,13 @@ from core.forms import SpecFieldsMixin, new_identifier, values_of
 from core.status import OperatingStatus
 from core.tables.common import ENTITY_ID
 
-from .api.tables import AGGREGATOR_RULES, MERCHANT_FIELDS, MERCHANT_ID, notification_url_rule
+from .api.tables import (
+    AGGREGATOR_RULES,
+    MERCHANT_FIELDS,
+    MERCHANT_ID,
+    bank_account_rule,
+    notification_url_rule,
+)
 from .models import (
     MERCHANT_DATA_FIELDS,
     Entity,
@@ -80,7 +86,7 @@ class MerchantDataForm(SpecFieldsMixin, forms.ModelForm):
     """The merchant's registered data, validated as the API validates it."""
 
     spec_fields = MERCHANT_FIELDS
-    spec_rules = (*AGGREGATOR_RULES, notification_url_rule)
+    spec_rules = (*AGGREGATOR_RULES, bank_account_rule, notification_url_rule)
 
     country = forms.ChoiceField(choices=COUNTRY_CHOICES, help_text="ISO 3166-1 alpha-2")
     corporate_status = forms.ChoiceField(

@@ -126,6 +126,11 @@ MERCHANT_DATA_FIELDS = (
     "date_designed",
     "mvv_id",
     "notification_url",
+    "bank_account_holder",
+    "bank_account_number",
+    "bank_account_bic",
+    "bank_account_country",
+    "settlement_currency",
 )
 
 
@@ -168,6 +173,14 @@ class Merchant(models.Model):
     corporate_name = models.CharField(max_length=100, blank=True)
     date_designed = models.DateField()
     mvv_id = models.CharField("MVV id", max_length=10, blank=True)
+    # Settlement: where the bank pays the merchant, and in which currency.
+    bank_account_holder = models.CharField(max_length=128, blank=True)
+    bank_account_number = models.CharField(
+        max_length=64, blank=True, help_text="IBAN for SEPA countries, without spaces."
+    )
+    bank_account_bic = models.CharField("BIC", max_length=11, blank=True)
+    bank_account_country = models.CharField(max_length=2, blank=True)
+    settlement_currency = models.CharField(max_length=3, blank=True)
     notification_url = models.URLField(
         max_length=2048,
         blank=True,

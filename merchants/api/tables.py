@@ -9,8 +9,9 @@ same rows.
 from collections.abc import Iterable
 
 from django.conf import settings
+from stdnum import bic, iban
 
-from core.fields import AN, LETTER, UN, Choice, Country, Date, Hex, LocalUrl, N, Timestamp
+from core.fields import AN, LETTER, UN, Choice, Country, Currency, Date, Hex, LocalUrl, N, Timestamp
 from core.fields.web import insecure_url_problem
 from core.status import OperatingStatus
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given, only_with, requires
@@ -99,6 +100,40 @@ MERCHANT_FIELDS = [
     F("merchant.dateDesigned", Date("ccyymmdd"), M, meaning="relationship start date"),
     F("merchant.mvvID", Hex(10, min=10), C, meaning="Merchant Verification Value"),
     F(
+        "merchant.bankAccount.holder",
+        AN(128, min=4, example="Acme Trading Ltd"),
+        C,
+        meaning="settlement account holder; with number and country",
+        attr="bank_account_holder",
+    ),
+    F(
+        "merchant.bankAccount.number",
+        AN(
+            64,
+            min=3,
+            pattern=r"[A-Za-z0-9]+",
+            what="letters and digits",
+            example="DE89370400440532013000",
+        ),
+        C,
+        meaning="IBAN for IBAN countries (checked), else the account number",
+        attr="bank_account_number",
+    ),
+    F(
+        "merchant.bankAccount.bic",
+        AN(11, min=8, pattern=r"[A-Z0-9]+", what="a BIC", example="COBADEFFXXX"),
+        OPT,
+        meaning="checked; its country is the account's",
+        attr="bank_account_bic",
+    ),
+    F("merchant.bankAccount.country", Country(), C, attr="bank_account_country"),
+    F(
+        "merchant.settlementCurrency",
+        Currency(),
+        OPT,
+        meaning="the currency the merchant is paid in",
+    ),
+    F(
         "merchant.notificationUrl",
         LocalUrl(),
         OPT,
@@ -126,8 +161,39 @@ def notification_url_rule(flat: dict[str, object]) -> Iterable[tuple[str, str]]:
         yield "merchant.notificationUrl", problem
 
 
-# The registered data, with the rules of its aggregator group and of the notification URL.
-MERCHANT_DATA = Table(MERCHANT_FIELDS, rules=[*AGGREGATOR_RULES, notification_url_rule])
+def bank_account_rule(flat: dict[str, object]) -> Iterable[tuple[str, str]]:
+    """The account's holder, number and country go together; an IBAN (and a BIC) is checked
+    with python-stdnum, and names the account's country."""
+    names = (
+        "merchant.bankAccount.holder",
+        "merchant.bankAccount.number",
+        "merchant.bankAccount.country",
+    )
+    sent = [name for name in names if given(flat, name)]
+    if sent or given(flat, "merchant.bankAccount.bic"):
+        for name in names:
+            if not given(flat, name):
+                yield name, "is required with a settlement bank account (holder, number, country)"
+    number = str(flat.get("merchant.bankAccount.number") or "").upper()
+    country = str(flat.get("merchant.bankAccount.country") or "")
+    if number[:2].isalpha() and number[2:4].isdigit():
+        if not iban.is_valid(number):
+            yield "merchant.bankAccount.number", "is not a valid IBAN (its check digits fail)"
+        elif country and number[:2] != country:
+            yield "merchant.bankAccount.number", f"is an IBAN of {number[:2]}, not of {country}"
+    bic_code = str(flat.get("merchant.bankAccount.bic") or "")
+    if bic_code:
+        if not bic.is_valid(bic_code):
+            yield "merchant.bankAccount.bic", "is not a valid BIC"
+        elif country and bic_code[4:6] != country:
+            yield "merchant.bankAccount.bic", f"is a BIC of {bic_code[4:6]}, not of {country}"
+
+
+# The registered data, with the rules of its aggregator group, the bank account and the
+# notification URL.
+MERCHANT_DATA = Table(
+    MERCHANT_FIELDS, rules=[*AGGREGATOR_RULES, bank_account_rule, notification_url_rule]
+)
 
 MERCHANT_CREATE = Table([*COMMON, MERCHANT_ID]) + MERCHANT_DATA
 MERCHANT_UPDATE = Table([*COMMON, MERCHANT_ID]) + MERCHANT_DATA

@@ -45,6 +45,10 @@ PAYMENT_ANSWER = Table(
         F("risk.score", AN(32), attr="risk_score"),
         F("risk.decision", AN(32), attr="risk_decision"),
         F("merchant.id", N(15), attr="merchant.merchant_id"),
+        F("merchant.bankAccount.holder", AN(128), attr="merchant.bank_account_holder"),
+        F("merchant.bankAccount.number", AN(64), attr="merchant.bank_account_number"),
+        F("merchant.bankAccount.bic", AN(11), attr="merchant.bank_account_bic"),
+        F("merchant.bankAccount.country", AN(2), attr="merchant.bank_account_country"),
         F("pos.terminalId", AN(8), attr="terminal.terminal_id"),
     ]
 )
