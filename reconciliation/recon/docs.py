@@ -1,0 +1,74 @@
+"""docs/recon-file.md, generated from the layout (`manage.py recon_layout --write`), with a
+sample file; a test fails when the page is out of date."""
+
+from datetime import date
+
+from .layout import RECORDS
+from .write import file_name, lines
+
+SAMPLE_DETAILS: list[dict[str, object]] = [
+    {
+        "merchant_transaction_id": "order000000000000000000000000042",
+        "id": "8ac7a4a0817e8d2d01817f2a33a21c44",
+        "type": "DB",
+        "pan": "4200000000",
+        "amount": "2500",
+        "reconciliation_amount": "2500",
+        "currency": "978",
+        "reconciliation_currency": "978",
+        "when": "261124101502",
+        "merchant_id": "10000001",
+        "terminal_id": "",
+        "status": "000.000.000",
+        "approval_code": "K7Q2ZP",
+        "arn": "74938201938475610293847",
+        "network_id": "SIM123456789012",
+        "eci": "05",
+        "advice_code": "",
+        "stan": "604213",
+        "entry_mode": "81",
+        "condition_code": "59",
+    }
+]
+
+
+def markdown() -> str:
+    out = [
+        "# The daily reconciliation file",
+        "",
+        "Generated from `reconciliation/recon/layout.py` by `.venv/bin/python manage.py "
+        "recon_layout --write docs/recon-file.md`; do not edit by hand.",
+        "",
+        "One file per entity and day, named `RECONDT` + `P` (production) or `T` + the entity id "
+        "+ `YYYYMMDD` + `01`. Every record is exactly 257 bytes of ASCII, then a newline. Text "
+        "(A, AN) is left-justified and space-padded, numbers (N) right-justified and "
+        "zero-filled; NS is digits or spaces. Amounts are in the currency's minor units (ISO "
+        "4217 exponent: JPY 0, EUR 2, BHD 3); currencies are ISO 4217 numeric codes.",
+        "",
+    ]
+    for record in RECORDS:
+        out += [
+            f"## {record.name} record",
+            "",
+            "| # | Position | Field | Format | Value |",
+            "|---|---|---|---|---|",
+        ]
+        for item in record.fields:
+            out.append(
+                f"| {item.number} | {item.start}-{item.end} | {item.name} | {item.spec_type} "
+                f"| {item.meaning} |"
+            )
+        out.append("")
+    sample_day = date(2026, 11, 24)
+    sample = b"".join(lines("10000001", sample_day, SAMPLE_DETAILS)).decode()
+    out += [
+        "## Sample",
+        "",
+        f"`{file_name('10000001', sample_day, production=False)}`:",
+        "",
+        "```",
+        sample.rstrip("\n"),
+        "```",
+        "",
+    ]
+    return "\n".join(out)
