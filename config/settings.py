@@ -243,6 +243,10 @@ NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=60)
 NOTIFICATION_ALLOW_INSECURE_URLS = env.bool("NOTIFICATION_ALLOW_INSECURE_URLS", default=DEBUG)
 # Exchange rates quote every currency against this one (units of it for one unit of the other).
 EXCHANGE_BASE_CURRENCY = env.str("EXCHANGE_BASE_CURRENCY", default="EUR")
+# Settlement: the business day's time zone and its cut-off (hh:mm; 00:00 is midnight after the
+# day).
+SETTLEMENT_TIME_ZONE = env.str("SETTLEMENT_TIME_ZONE", default="UTC")
+SETTLEMENT_CUTOFF = env.str("SETTLEMENT_CUTOFF", default="00:00")
 # How the checkout page names the platform to the shopper ("Your card details go only to ...").
 CHECKOUT_PLATFORM_NAME = env.str("CHECKOUT_PLATFORM_NAME", default="the bank's payment page")
 # The simulator's slow test card: "delay" answers after PAYMENTS_SIMULATOR_SLOW_SECONDS;

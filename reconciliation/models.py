@@ -47,3 +47,85 @@ class ExchangeRateChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.buying_rate}/{self.selling_rate} by {self.changed_by}"
+
+
+class FeePlan(models.Model):
+    """What the bank charges a merchant: MDR per brand and payment type (FeeRule), a 3-D
+    Secure fee and an external scheme fee per transaction, and a rolling reserve (a percent of
+    each day's sales held for a number of days)."""
+
+    merchant = models.OneToOneField(
+        "merchants.Merchant", on_delete=models.PROTECT, related_name="fee_plan"
+    )
+    threeds_fee = models.DecimalField("3-D Secure fee", max_digits=12, decimal_places=2, default=0)
+    scheme_fee = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    reserve_percent = models.DecimalField(max_digits=5, decimal_places=2, default=0)
+    reserve_days = models.PositiveSmallIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"fee plan of {self.merchant_id}"
+
+
+class FeeRule(models.Model):
+    plan = models.ForeignKey(FeePlan, on_delete=models.CASCADE, related_name="rules")
+    brand = models.CharField(max_length=32, blank=True, help_text="Empty: any brand.")
+    payment_type = models.CharField(max_length=2, blank=True, help_text="Empty: any type.")
+    mdr_percent = models.DecimalField("MDR %", max_digits=6, decimal_places=3, default=0)
+    fixed = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["plan", "brand", "payment_type"], name="fee_rule_one_per_brand_and_type"
+            )
+        ]
+
+    def __str__(self) -> str:
+        scope = f"{self.brand or 'any'} {self.payment_type or 'any'}"
+        return f"{scope}: {self.mdr_percent}% + {self.fixed}"
+
+
+class SettlementRun(models.Model):
+    """One merchant's settlement of one business day, in its settlement currency."""
+
+    merchant = models.ForeignKey(
+        "merchants.Merchant", on_delete=models.PROTECT, related_name="settlements"
+    )
+    day = models.DateField()
+    currency = models.CharField(max_length=3)
+    sales_count = models.PositiveIntegerField(default=0)
+    sales_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    refunds_count = models.PositiveIntegerField(default=0)
+    refunds_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    credits_count = models.PositiveIntegerField(default=0)
+    credits_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    fees_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    reserve_held = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    reserve_released = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    net_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-day"]
+        constraints = [
+            models.UniqueConstraint(fields=["merchant", "day"], name="settlement_one_per_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id} {self.day:%Y-%m-%d}: {self.net_amount} {self.currency}"
+
+
+class SettlementItem(models.Model):
+    """A payment in a settlement run: settled once, whatever is re-run (the database says so)."""
+
+    run = models.ForeignKey(SettlementRun, on_delete=models.CASCADE, related_name="items")
+    payment = models.OneToOneField(
+        "payments.Payment", on_delete=models.PROTECT, related_name="settlement_item"
+    )
+    kind = models.CharField(max_length=8)  # SALE, REFUND, CREDIT
+    amount = models.DecimalField(max_digits=14, decimal_places=3)
+    fee = models.DecimalField(max_digits=14, decimal_places=3)
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.payment_id}: {self.amount} (fee {self.fee})"

@@ -1,0 +1,145 @@
+"""Merchant settlement: one run per merchant and business day.
+
+A run takes the merchant's successful, answered payments of the business day that no run has
+settled (a payment is settled once: SettlementItem.payment is unique) and that were not made in
+connector test mode: sales (DB less what was reversed, CP), refunds (RF, PR) and credits (CD),
+each converted into the merchant's settlement currency at the rate in force on the day (the
+buying rate for sales, the selling rate for refunds and credits). Fees per item: the MDR of the
+fee plan's rule for the payment's brand and type (the most specific rule: brand and type, then
+type, then brand, then any) as a percent plus a fixed amount, the 3-D Secure fee when the
+payment went through our 3-D Secure, and the scheme fee. The rolling reserve holds a percent of
+the day's sales and releases what the run `reserve_days` earlier held. Net = sales - refunds -
+credits - fees - reserve held + reserve released. Re-running a day recomputes it in one
+transaction, with the same figures.
+
+The business day and its cut-off are in SETTLEMENT_TIME_ZONE; with SETTLEMENT_CUTOFF hh:mm the
+business day D ends at D hh:mm (or at midnight after D for 00:00) and begins where D-1 ends.
+"""
+
+from datetime import date, datetime, time, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import transaction
+
+from core.fields.codes import minor_units
+from merchants.models import Merchant
+from payments.models import Payment, PaymentState, PaymentType
+
+from .models import FeePlan, FeeRule, SettlementItem, SettlementRun
+from .services import BUY, SELL, convert
+
+SALE, REFUND, CREDIT = "SALE", "REFUND", "CREDIT"
+KINDS = {
+    PaymentType.DB: SALE,
+    PaymentType.CP: SALE,
+    PaymentType.RF: REFUND,
+    PaymentType.PR: REFUND,
+    PaymentType.CD: CREDIT,
+}
+
+
+def business_day_bounds(day: date) -> tuple[datetime, datetime]:
+    zone = ZoneInfo(settings.SETTLEMENT_TIME_ZONE)
+    hours, minutes = (int(part) for part in settings.SETTLEMENT_CUTOFF.split(":"))
+    cutoff = time(hours, minutes)
+
+    def end_of(d: date) -> datetime:
+        if cutoff == time(0, 0):
+            return datetime.combine(d + timedelta(days=1), cutoff, tzinfo=zone)
+        return datetime.combine(d, cutoff, tzinfo=zone)
+
+    return end_of(day - timedelta(days=1)), end_of(day)
+
+
+def _round(amount: Decimal, currency: str) -> Decimal:
+    return amount.quantize(Decimal(1).scaleb(-(minor_units(currency) or 0)), ROUND_HALF_UP)
+
+
+def _rule(rules: list[FeeRule], brand: str, payment_type: str) -> FeeRule | None:
+    for wanted in ((brand, payment_type), ("", payment_type), (brand, ""), ("", "")):
+        for rule in rules:
+            if (rule.brand, rule.payment_type) == wanted:
+                return rule
+    return None
+
+
+def settlement_run(*, merchant: Merchant, day: date) -> SettlementRun:
+    """Settle (or settle again) `merchant`'s business day `day`."""
+    currency = merchant.settlement_currency or settings.EXCHANGE_BASE_CURRENCY
+    start, end = business_day_bounds(day)
+    plan = FeePlan.objects.filter(merchant=merchant).prefetch_related("rules").first()
+    rules = list(plan.rules.all()) if plan else []
+    with transaction.atomic():
+        Merchant.objects.select_for_update().filter(pk=merchant.pk).first()  # one run at a time
+        run, _ = SettlementRun.objects.get_or_create(
+            merchant=merchant, day=day, defaults={"currency": currency}
+        )
+        run.items.all().delete()  # a re-run recomputes the day
+        run.currency = currency
+        counts = {SALE: 0, REFUND: 0, CREDIT: 0}
+        sums = {SALE: Decimal(0), REFUND: Decimal(0), CREDIT: Decimal(0)}
+        fees = Decimal(0)
+        payments = (
+            Payment.objects.filter(
+                merchant=merchant,
+                state=PaymentState.DONE,
+                successful=True,
+                test_mode=False,
+                payment_type__in=list(KINDS),
+                created_at__gte=start,
+                created_at__lt=end,
+                settlement_item__isnull=True,
+            )
+            .order_by("created_at", "pk")
+            .iterator()
+        )
+        items = []
+        for payment in payments:
+            kind = KINDS[PaymentType(payment.payment_type)]
+            amount = payment.amount or Decimal(0)
+            if payment.payment_type == PaymentType.DB:
+                amount -= payment.reversed_amount  # a reversed debit is no sale
+            if amount <= 0:
+                continue
+            side = BUY if kind == SALE else SELL
+            converted = convert(amount, source=payment.currency, target=currency, on=day, side=side)
+            fee = Decimal(0)
+            if plan is not None:
+                rule = _rule(rules, payment.payment_brand, payment.payment_type)
+                if rule is not None and kind == SALE:
+                    fee += converted * rule.mdr_percent / 100 + rule.fixed
+                if payment.threeds_started:
+                    fee += plan.threeds_fee
+                fee += plan.scheme_fee
+            fee = _round(fee, currency)
+            items.append(
+                SettlementItem(run=run, payment=payment, kind=kind, amount=converted, fee=fee)
+            )
+            counts[kind] += 1
+            sums[kind] += converted
+            fees += fee
+        SettlementItem.objects.bulk_create(items)
+        run.sales_count, run.sales_amount = counts[SALE], sums[SALE]
+        run.refunds_count, run.refunds_amount = counts[REFUND], sums[REFUND]
+        run.credits_count, run.credits_amount = counts[CREDIT], sums[CREDIT]
+        run.fees_amount = fees
+        percent = plan.reserve_percent if plan else Decimal(0)
+        run.reserve_held = _round(run.sales_amount * percent / 100, currency)
+        run.reserve_released = Decimal(0)
+        if plan is not None and plan.reserve_days:
+            earlier = SettlementRun.objects.filter(
+                merchant=merchant, day=day - timedelta(days=plan.reserve_days)
+            ).first()
+            run.reserve_released = earlier.reserve_held if earlier else Decimal(0)
+        run.net_amount = (
+            run.sales_amount
+            - run.refunds_amount
+            - run.credits_amount
+            - run.fees_amount
+            - run.reserve_held
+            + run.reserve_released
+        )
+        run.save()
+    return run

@@ -1,0 +1,136 @@
+"""A merchant's settlement of a business day, on a worked example checked by hand: sales, refunds,
+credits, MDR per brand and type, the 3-D Secure and scheme fees, the rolling reserve, a foreign
+currency converted at the day's buying rate; a re-run gives the same figures and settles no
+payment twice; test-mode payments are never settled."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from payments.models import Payment
+from reconciliation import services
+from reconciliation.models import FeePlan, FeeRule, SettlementItem, SettlementRun
+from reconciliation.settlement import business_day_bounds, settlement_run
+from tests.conftest import code
+from tests.payments.conftest import MASTER, NO_FUNDS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def plan(merchant):
+    fee_plan = FeePlan.objects.create(
+        merchant=merchant,
+        threeds_fee=Decimal("0.05"),
+        scheme_fee=Decimal("0.02"),
+        reserve_percent=Decimal("10"),
+        reserve_days=7,
+    )
+    FeeRule.objects.create(
+        plan=fee_plan,
+        brand="VISA",
+        payment_type="DB",
+        mdr_percent=Decimal("1.5"),
+        fixed=Decimal("0.10"),
+    )
+    FeeRule.objects.create(plan=fee_plan, mdr_percent=Decimal("2.0"), fixed=Decimal("0.20"))
+    return fee_plan
+
+
+@pytest.fixture
+def day_of_payments(payer, plan):
+    today = timezone.now().date()
+    services.rate_create(
+        currency="USD",
+        effective_date=today - timedelta(days=1),
+        buying=Decimal("0.90000"),
+        selling=Decimal("0.95000"),
+        actor="t",
+    )
+    ids = {}
+    ids["visa"] = payer.pay("DB", "100.00").json()["id"]  # sale 100.00, fee 1.50 + 0.10 + 0.02
+    ids["master"] = payer.pay("DB", "50.00", number=MASTER).json()["id"]  # 1.00 + 0.20 + 0.02
+    assert code(payer.ref("RF", ids["visa"], "20.00")) == "000.000.000"  # refund, fee 0.02
+    reversed_db = payer.pay("DB", "30.00").json()["id"]
+    assert code(payer.ref("RV", reversed_db, None, transactionSource="CARDHOLDER")) == "000.000.000"
+    payer.pay("CD", "5.00")  # credit 5.00, fee 0.02
+    pa = payer.pay("PA", "40.00").json()["id"]
+    assert code(payer.ref("CP", pa, "25.00")) == "000.000.000"  # sale 25.00: 0.50 + 0.20 + 0.02
+    payer.pay("DB", "100.00", currency="USD")  # 90.00 EUR: 1.35 + 0.10 + 0.02
+    payer.pay("DB", "10.00", number=NO_FUNDS)  # declined: not settled
+    return today
+
+
+def test_a_worked_example(merchant, day_of_payments):
+    run = settlement_run(merchant=merchant, day=day_of_payments)
+    assert run.currency == "EUR"
+    assert (run.sales_count, run.sales_amount) == (4, Decimal("265.00"))
+    assert (run.refunds_count, run.refunds_amount) == (1, Decimal("20.00"))
+    assert (run.credits_count, run.credits_amount) == (1, Decimal("5.00"))
+    # 1.62 + 1.22 + 0.02 (refund) + 0.02 (credit) + 0.72 (capture) + 1.47 (USD debit)
+    assert run.fees_amount == Decimal("5.07")
+    assert run.reserve_held == Decimal("26.50") and run.reserve_released == 0
+    assert run.net_amount == Decimal("208.43")  # 265 - 20 - 5 - 5.07 - 26.50
+    assert SettlementItem.objects.filter(run=run).count() == 6
+
+
+def test_a_re_run_gives_the_same_figures_and_settles_nothing_twice(merchant, day_of_payments):
+    first = settlement_run(merchant=merchant, day=day_of_payments)
+    figures = (first.sales_amount, first.fees_amount, first.net_amount)
+    again = settlement_run(merchant=merchant, day=day_of_payments)
+    assert again.pk == first.pk
+    assert (again.sales_amount, again.fees_amount, again.net_amount) == figures
+    assert SettlementItem.objects.count() == 6
+    assert SettlementRun.objects.count() == 1
+
+
+def test_a_payment_is_settled_once_by_the_database(merchant, day_of_payments):
+    run = settlement_run(merchant=merchant, day=day_of_payments)
+    other = SettlementRun.objects.create(
+        merchant=merchant, day=day_of_payments - timedelta(days=1), currency="EUR"
+    )
+    item = SettlementItem.objects.filter(run=run).first()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        SettlementItem.objects.create(run=other, payment=item.payment, kind="SALE", amount=1, fee=0)
+
+
+def test_the_reserve_of_an_earlier_day_is_released(merchant, day_of_payments):
+    SettlementRun.objects.create(
+        merchant=merchant,
+        day=day_of_payments - timedelta(days=7),
+        currency="EUR",
+        reserve_held=Decimal("12.34"),
+    )
+    run = settlement_run(merchant=merchant, day=day_of_payments)
+    assert run.reserve_released == Decimal("12.34")
+    assert run.net_amount == Decimal("208.43") + Decimal("12.34")
+
+
+def test_test_mode_payments_are_never_settled(merchant, payer, plan):
+    merchant.test_mode = True
+    merchant.save()
+    payer.pay("DB", "10.00")
+    run = settlement_run(merchant=merchant, day=timezone.now().date())
+    assert run.sales_count == 0 and not SettlementItem.objects.exists()
+    assert Payment.objects.get().test_mode
+
+
+def test_the_business_day_follows_the_time_zone_and_cutoff(settings):
+    from datetime import date
+
+    settings.SETTLEMENT_TIME_ZONE = "Europe/Berlin"
+    settings.SETTLEMENT_CUTOFF = "22:00"
+    start, end = business_day_bounds(date(2026, 11, 24))
+    assert (start.isoformat(), end.isoformat()) == (
+        "2026-11-23T22:00:00+01:00",
+        "2026-11-24T22:00:00+01:00",
+    )
+    settings.SETTLEMENT_CUTOFF = "00:00"
+    start, end = business_day_bounds(date(2026, 11, 24))
+    assert (start.isoformat(), end.isoformat()) == (
+        "2026-11-24T00:00:00+01:00",
+        "2026-11-25T00:00:00+01:00",
+    )
