@@ -318,6 +318,7 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # pause or re-time them in the admin (Periodic tasks).
 CELERY_BEAT_SCHEDULE = {
     "sweep-notifications": {"task": "core.sweep_notifications", "schedule": 60.0},
+    "settle-last-day": {"task": "reconciliation.settle_last_day", "schedule": 3600.0},
     "close-expired-preauthorizations": {
         "task": "payments.close_expired_preauthorizations",
         "schedule": 60.0,

@@ -143,3 +143,25 @@ def settlement_run(*, merchant: Merchant, day: date) -> SettlementRun:
         )
         run.save()
     return run
+
+
+def settle_day(*, day: date) -> list[SettlementRun]:
+    """Every merchant that may transact or had payments that day, settled for `day` (beat runs
+    it after the cut-off for the day that ended; the command and the admin for any day)."""
+    start, end = business_day_bounds(day)
+    merchants = Merchant.objects.filter(
+        pk__in=Payment.objects.filter(created_at__gte=start, created_at__lt=end)
+        .values("merchant_id")
+        .distinct()
+    ).order_by("pk")
+    return [settlement_run(merchant=merchant, day=day) for merchant in merchants]
+
+
+def last_business_day(now: datetime) -> date:
+    """The latest business day whose cut-off has passed at `now`."""
+    zone = ZoneInfo(settings.SETTLEMENT_TIME_ZONE)
+    local = now.astimezone(zone).date()
+    for candidate in (local, local - timedelta(days=1), local - timedelta(days=2)):
+        if business_day_bounds(candidate)[1] <= now:
+            return candidate
+    return local - timedelta(days=2)

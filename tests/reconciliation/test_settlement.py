@@ -134,3 +134,50 @@ def test_the_business_day_follows_the_time_zone_and_cutoff(settings):
         "2026-11-24T00:00:00+01:00",
         "2026-11-25T00:00:00+01:00",
     )
+
+
+def test_the_command_settles_a_day(merchant, day_of_payments):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("settle", "--date", f"{day_of_payments:%Y-%m-%d}", stdout=out)
+    assert "net 208.43" in out.getvalue() and "1 settlement run(s)" in out.getvalue()
+    call_command(
+        "settle",
+        "--date",
+        f"{day_of_payments:%Y-%m-%d}",
+        "--merchant",
+        merchant.merchant_id,
+        stdout=StringIO(),
+    )
+    assert SettlementRun.objects.get().net_amount == Decimal("208.43")
+
+
+def test_the_beat_task_settles_the_last_day_whose_cutoff_passed(merchant, day_of_payments):
+    from datetime import UTC, datetime
+
+    from reconciliation.settlement import last_business_day
+    from reconciliation.tasks import settle_last_day
+
+    noon = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    assert last_business_day(noon).isoformat() == "2026-11-23"  # 24 ends at midnight
+    assert settle_last_day() >= 0
+
+
+def test_staff_see_runs_and_settle_again(admin_client, merchant, day_of_payments):
+    from django.urls import reverse
+
+    run = settlement_run(merchant=merchant, day=day_of_payments)
+    page = admin_client.get(reverse("admin:reconciliation_settlementrun_change", args=[run.pk]))
+    assert page.status_code == 200 and "208.43" in page.content.decode()
+    response = admin_client.post(
+        reverse("admin:reconciliation_settlementrun_changelist"),
+        {"action": "settle_again", "_selected_action": [run.pk]},
+        follow=True,
+    )
+    assert "Settled again" in response.content.decode()
+    assert SettlementItem.objects.count() == 6
+    plan_page = admin_client.get(reverse("admin:reconciliation_feeplan_changelist"))
+    assert plan_page.status_code == 200
