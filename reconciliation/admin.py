@@ -3,13 +3,18 @@ through the API's services; a future rate may be replaced, a current one never).
 
 from typing import Any
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 
-from core.admin import HistoryInline, ReadOnlyMixin, each_through_service
+from core.admin import HistoryInline, ReadOnlyMixin, each_through_service, staff_actor
+from core.fields.codes import minor_units
 
+from . import services
 from .models import (
+    Chargeback,
     ExchangeRate,
     ExchangeRateChange,
     FeePlan,
@@ -112,3 +117,99 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
             name=lambda run: f"{run.merchant.merchant_id} {run.day:%Y-%m-%d}",
             done=lambda names: f"Settled again: {', '.join(names)}.",
         )
+
+
+class ChargebackForm(forms.ModelForm):
+    """Bank staff record a chargeback found by the payment's id or its ARN."""
+
+    payment_ref = forms.CharField(label="Payment id or ARN", max_length=32)
+    currency = forms.CharField(max_length=3, help_text="ISO 4217 (the chargeback's currency)")
+
+    class Meta:
+        model = Chargeback
+        fields = (
+            "reason_code",
+            "amount",
+            "currency",
+            "received_on",
+            "second_presentment",
+            "reference",
+            "note",
+        )
+
+    def clean_currency(self) -> str:
+        value = str(self.cleaned_data["currency"]).upper()
+        if minor_units(value) is None:
+            raise forms.ValidationError("not an ISO 4217 currency with minor units")
+        return value
+
+
+@admin.register(Chargeback)
+class ChargebackAdmin(admin.ModelAdmin):
+    list_display = (
+        "received_on",
+        "merchant",
+        "payment",
+        "reason_code",
+        "amount",
+        "currency",
+        "partial",
+        "reversed_on",
+        "settled_in",
+    )
+    list_filter = ("reason_code", ("merchant", admin.RelatedOnlyFieldListFilter))
+    search_fields = ("=payment__id", "=payment__acquirer_ref_no", "=merchant__merchant_id")
+    date_hierarchy = "received_on"
+    actions = ("reverse_today",)
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        if obj is None:
+            kwargs["form"] = ChargebackForm
+        return super().get_form(request, obj, change, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None:
+            return ("payment_ref", *ChargebackForm.Meta.fields)
+        return [f.name for f in self.model._meta.fields if f.name != "id"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [] if obj is None else [f.name for f in self.model._meta.fields]
+
+    def save_model(self, request: HttpRequest, obj: Chargeback, form: Any, change: bool) -> None:
+        data = form.cleaned_data
+        try:
+            made = services.chargeback_record(
+                payment_ref=data["payment_ref"],
+                reason_code=data["reason_code"],
+                amount=data["amount"],
+                currency=data["currency"],
+                received_on=data["received_on"],
+                actor=staff_actor(request),
+                second_presentment=data.get("second_presentment", False),
+                note=data.get("note", ""),
+                reference=data.get("reference", ""),
+            )
+        except ValueError as exc:
+            messages.error(request, str(exc))
+            raise forms.ValidationError(str(exc)) from None
+        obj.pk = made.pk
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.action(description="Reversed today (the merchant won)", permissions=["add"])
+    def reverse_today(self, request: HttpRequest, queryset: QuerySet[Chargeback]) -> None:
+        actor = staff_actor(request)
+        for chargeback in queryset:
+            try:
+                services.chargeback_reverse(
+                    chargeback_id=chargeback.pk, reversed_on=timezone.localdate(), actor=actor
+                )
+            except ValueError as exc:
+                messages.error(request, f"{chargeback}: {exc}")
+        messages.success(request, "Reversals recorded; the next settlement credits them.")

@@ -100,6 +100,9 @@ class SettlementRun(models.Model):
     credits_count = models.PositiveIntegerField(default=0)
     credits_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
     fees_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    chargebacks_count = models.PositiveIntegerField(default=0)
+    chargebacks_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    chargeback_reversals_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
     reserve_held = models.DecimalField(max_digits=14, decimal_places=3, default=0)
     reserve_released = models.DecimalField(max_digits=14, decimal_places=3, default=0)
     net_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
@@ -129,3 +132,38 @@ class SettlementItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.payment_id}: {self.amount} (fee {self.fee})"
+
+
+class Chargeback(models.Model):
+    """A cardholder's dispute the network charged back: it debits the merchant's settlement of
+    the day it is received, and its reversal (the merchant won) credits the day it is reversed."""
+
+    payment = models.ForeignKey(
+        "payments.Payment", on_delete=models.PROTECT, related_name="chargebacks"
+    )
+    merchant = models.ForeignKey(
+        "merchants.Merchant", on_delete=models.PROTECT, related_name="chargebacks"
+    )
+    reason_code = models.CharField(max_length=4)
+    amount = models.DecimalField(max_digits=12, decimal_places=3)
+    currency = models.CharField(max_length=3)
+    partial = models.BooleanField(default=False)
+    second_presentment = models.BooleanField(default=False)
+    note = models.TextField(blank=True, help_text="The complaint, for the file.")
+    reference = models.CharField("chargeback reference id", max_length=10, blank=True)
+    received_on = models.DateField()
+    reversed_on = models.DateField(null=True, blank=True)
+    settled_in = models.ForeignKey(
+        SettlementRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reversal_settled_in = models.ForeignKey(
+        SettlementRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    recorded_by = models.CharField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-received_on", "-pk"]
+
+    def __str__(self) -> str:
+        return f"chargeback {self.reason_code} {self.amount} {self.currency} of {self.payment_id}"

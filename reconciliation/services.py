@@ -23,9 +23,10 @@ from core.context import get_ndc
 from core.errors import ApplicationError, NotFound, ParameterError
 from core.fields.codes import minor_units
 from core.lookups import one
+from payments.models import Payment
 
 from . import results
-from .models import ExchangeRate, ExchangeRateChange
+from .models import Chargeback, ExchangeRate, ExchangeRateChange
 from .selectors import rate_in_force
 
 BUY, SELL = "buy", "sell"
@@ -121,3 +122,54 @@ def convert(amount: Decimal, *, source: str, target: str, on: date, side: str) -
 def _rate(currency: str, on: date, side: str) -> Decimal:
     rate = rate_in_force(currency=currency, on=on)
     return rate.buying_rate if side == BUY else rate.selling_rate
+
+
+def chargeback_record(
+    *,
+    payment_ref: str,
+    reason_code: str,
+    amount: Decimal,
+    currency: str,
+    received_on: date,
+    actor: str,
+    second_presentment: bool = False,
+    note: str = "",
+    reference: str = "",
+) -> Chargeback:
+    """Record a chargeback of a payment found by its id or its ARN; debits the merchant's
+    settlement of `received_on`. Refused when the payment is not a settled-kind sale or the
+    amount exceeds it."""
+    payment = (
+        Payment.objects.filter(pk=payment_ref).first()
+        or Payment.objects.filter(acquirer_ref_no=payment_ref).first()
+    )
+    if payment is None:
+        raise ValueError(f"no payment with the id or ARN {payment_ref}")
+    if payment.payment_type not in ("DB", "CP") or not payment.successful:
+        raise ValueError("only a successful sale (DB or CP) can be charged back")
+    if amount <= 0 or (payment.amount is not None and amount > payment.amount):
+        raise ValueError(f"the amount must be more than 0 and at most {payment.amount}")
+    return Chargeback.objects.create(
+        payment=payment,
+        merchant_id=payment.merchant_id,
+        reason_code=reason_code,
+        amount=amount,
+        currency=currency,
+        partial=payment.amount is not None and amount < payment.amount,
+        second_presentment=second_presentment,
+        note=note,
+        reference=reference,
+        received_on=received_on,
+        recorded_by=actor,
+    )
+
+
+def chargeback_reverse(*, chargeback_id: int, reversed_on: date, actor: str) -> Chargeback:
+    """The merchant won the dispute: credits its settlement of `reversed_on`."""
+    with transaction.atomic():
+        chargeback = Chargeback.objects.select_for_update().get(pk=chargeback_id)
+        if chargeback.reversed_on is not None:
+            raise ValueError("this chargeback is reversed already")
+        chargeback.reversed_on = reversed_on
+        chargeback.save(update_fields=["reversed_on"])
+    return chargeback

@@ -7,10 +7,11 @@ each converted into the merchant's settlement currency at the rate in force on t
 buying rate for sales, the selling rate for refunds and credits). Fees per item: the MDR of the
 fee plan's rule for the payment's brand and type (the most specific rule: brand and type, then
 type, then brand, then any) as a percent plus a fixed amount, the 3-D Secure fee when the
-payment went through our 3-D Secure, and the scheme fee. The rolling reserve holds a percent of
-the day's sales and releases what the run `reserve_days` earlier held. Net = sales - refunds -
-credits - fees - reserve held + reserve released. Re-running a day recomputes it in one
-transaction, with the same figures.
+payment went through our 3-D Secure, and the scheme fee. Chargebacks received on the day debit
+it, their reversals on the day credit it. The rolling reserve holds a percent of the day's sales
+and releases what the run `reserve_days` earlier held. Net = sales - refunds - credits -
+chargebacks + their reversals - fees - reserve held + reserve released. Re-running a day
+recomputes it in one transaction, with the same figures.
 
 The business day and its cut-off are in SETTLEMENT_TIME_ZONE; with SETTLEMENT_CUTOFF hh:mm the
 business day D ends at D hh:mm (or at midnight after D for 00:00) and begins where D-1 ends.
@@ -22,12 +23,13 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 
 from core.fields.codes import minor_units
 from merchants.models import Merchant
 from payments.models import Payment, PaymentState, PaymentType
 
-from .models import FeePlan, FeeRule, SettlementItem, SettlementRun
+from .models import Chargeback, FeePlan, FeeRule, SettlementItem, SettlementRun
 from .services import BUY, SELL, convert
 
 SALE, REFUND, CREDIT = "SALE", "REFUND", "CREDIT"
@@ -125,6 +127,7 @@ def settlement_run(*, merchant: Merchant, day: date) -> SettlementRun:
         run.refunds_count, run.refunds_amount = counts[REFUND], sums[REFUND]
         run.credits_count, run.credits_amount = counts[CREDIT], sums[CREDIT]
         run.fees_amount = fees
+        _chargebacks(run, day, currency)
         percent = plan.reserve_percent if plan else Decimal(0)
         run.reserve_held = _round(run.sales_amount * percent / 100, currency)
         run.reserve_released = Decimal(0)
@@ -137,12 +140,44 @@ def settlement_run(*, merchant: Merchant, day: date) -> SettlementRun:
             run.sales_amount
             - run.refunds_amount
             - run.credits_amount
+            - run.chargebacks_amount
+            + run.chargeback_reversals_amount
             - run.fees_amount
             - run.reserve_held
             + run.reserve_released
         )
         run.save()
     return run
+
+
+def _chargebacks(run: SettlementRun, day: date, currency: str) -> None:
+    """Chargebacks received on `day` debit the run, their reversals on `day` credit it (at the
+    selling and buying rate); each is counted in one run only."""
+    received = (
+        Chargeback.objects.select_for_update()
+        .filter(merchant=run.merchant, received_on=day)
+        .filter(Q(settled_in__isnull=True) | Q(settled_in=run))
+    )
+    run.chargebacks_count, run.chargebacks_amount = 0, Decimal(0)
+    for chargeback in received:
+        run.chargebacks_count += 1
+        run.chargebacks_amount += convert(
+            chargeback.amount, source=chargeback.currency, target=currency, on=day, side=SELL
+        )
+        chargeback.settled_in = run
+        chargeback.save(update_fields=["settled_in"])
+    run.chargeback_reversals_amount = Decimal(0)
+    won = (
+        Chargeback.objects.select_for_update()
+        .filter(merchant=run.merchant, reversed_on=day)
+        .filter(Q(reversal_settled_in__isnull=True) | Q(reversal_settled_in=run))
+    )
+    for chargeback in won:
+        run.chargeback_reversals_amount += convert(
+            chargeback.amount, source=chargeback.currency, target=currency, on=day, side=BUY
+        )
+        chargeback.reversal_settled_in = run
+        chargeback.save(update_fields=["reversal_settled_in"])
 
 
 def settle_day(*, day: date) -> list[SettlementRun]:

@@ -181,3 +181,101 @@ def test_staff_see_runs_and_settle_again(admin_client, merchant, day_of_payments
     assert SettlementItem.objects.count() == 6
     plan_page = admin_client.get(reverse("admin:reconciliation_feeplan_changelist"))
     assert plan_page.status_code == 200
+
+
+# --- chargebacks ---------------------------------------------------------------------------
+
+
+def test_a_chargeback_debits_its_day_and_its_reversal_credits_the_day_it_is_won(
+    merchant, day_of_payments
+):
+    from reconciliation.models import Chargeback
+
+    sale = Payment.objects.filter(
+        payment_type="DB", amount=Decimal("100.00"), currency="EUR"
+    ).first()
+    chargeback = services.chargeback_record(
+        payment_ref=sale.acquirer_ref_no,  # found by its ARN
+        reason_code="10.4",
+        amount=Decimal("40.00"),
+        currency="EUR",
+        received_on=day_of_payments,
+        actor="staff:test",
+    )
+    assert chargeback.partial and chargeback.merchant_id == merchant.pk
+    run = settlement_run(merchant=merchant, day=day_of_payments)
+    assert (run.chargebacks_count, run.chargebacks_amount) == (1, Decimal("40.00"))
+    assert run.net_amount == Decimal("208.43") - Decimal("40.00")
+    again = settlement_run(merchant=merchant, day=day_of_payments)  # counted once
+    assert again.chargebacks_amount == Decimal("40.00")
+
+    won_on = day_of_payments + timedelta(days=3)
+    services.chargeback_reverse(chargeback_id=chargeback.pk, reversed_on=won_on, actor="staff:test")
+    later = settlement_run(merchant=merchant, day=won_on)
+    assert later.chargeback_reversals_amount == Decimal("40.00")
+    assert later.net_amount == Decimal("40.00")  # no payments that day, the reversal only
+    assert Chargeback.objects.get().reversal_settled_in_id == later.pk
+    with pytest.raises(ValueError):
+        services.chargeback_reverse(chargeback_id=chargeback.pk, reversed_on=won_on, actor="t")
+
+
+@pytest.mark.parametrize(
+    ("ref", "amount", "message"),
+    [("nothing", "1.00", "no payment"), (None, "500.00", "at most"), (None, "0", "more than 0")],
+)
+def test_chargebacks_that_cannot_be(merchant, day_of_payments, ref, amount, message):
+    sale = Payment.objects.filter(payment_type="DB", successful=True).first()
+    with pytest.raises(ValueError, match=message):
+        services.chargeback_record(
+            payment_ref=ref or sale.pk,
+            reason_code="13.1",
+            amount=Decimal(amount),
+            currency="EUR",
+            received_on=day_of_payments,
+            actor="t",
+        )
+
+
+def test_chargebacks_are_imported_from_a_file(tmp_path, merchant, day_of_payments):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from reconciliation.models import Chargeback
+
+    sale = Payment.objects.filter(payment_type="DB", successful=True).first()
+    path = tmp_path / "chargebacks.csv"
+    path.write_text(
+        "payment,reason,amount,currency,date,reference\n"
+        f"{sale.pk},10.4,10.00,EUR,{day_of_payments:%Y-%m-%d},CB00000001\n"
+        f"nope,10.4,10.00,EUR,{day_of_payments:%Y-%m-%d},\n"
+    )
+    out = StringIO()
+    with pytest.raises(CommandError):
+        call_command("chargebacks_import", str(path), stdout=out)
+    assert "1 imported, 1 refused" in out.getvalue() and "line 3" in out.getvalue()
+    assert Chargeback.objects.get().reference == "CB00000001"
+
+
+def test_staff_record_a_chargeback_in_the_admin(admin_client, merchant, day_of_payments):
+    from django.urls import reverse
+
+    from reconciliation.models import Chargeback
+
+    sale = Payment.objects.filter(payment_type="DB", successful=True).first()
+    response = admin_client.post(
+        reverse("admin:reconciliation_chargeback_add"),
+        {
+            "payment_ref": sale.pk,
+            "reason_code": "10.4",
+            "amount": "5.00",
+            "currency": "eur",
+            "received_on": f"{day_of_payments:%Y-%m-%d}",
+            "reference": "",
+            "note": "cardholder disputes",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    chargeback = Chargeback.objects.get()
+    assert (chargeback.currency, chargeback.recorded_by) == ("EUR", "staff:admin")
