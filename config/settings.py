@@ -247,6 +247,8 @@ EXCHANGE_BASE_CURRENCY = env.str("EXCHANGE_BASE_CURRENCY", default="EUR")
 # day).
 SETTLEMENT_TIME_ZONE = env.str("SETTLEMENT_TIME_ZONE", default="UTC")
 SETTLEMENT_CUTOFF = env.str("SETTLEMENT_CUTOFF", default="00:00")
+# The longest date range a report may ask for (getSettleSummary).
+REPORT_MAX_DAYS = env.int("REPORT_MAX_DAYS", default=31)
 # How the checkout page names the platform to the shopper ("Your card details go only to ...").
 CHECKOUT_PLATFORM_NAME = env.str("CHECKOUT_PLATFORM_NAME", default="the bank's payment page")
 # The simulator's slow test card: "delay" answers after PAYMENTS_SIMULATOR_SLOW_SECONDS;

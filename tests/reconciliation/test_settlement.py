@@ -279,3 +279,59 @@ def test_staff_record_a_chargeback_in_the_admin(admin_client, merchant, day_of_p
     assert response.status_code == 302, response.content.decode()[:2000]
     chargeback = Chargeback.objects.get()
     assert (chargeback.currency, chargeback.recorded_by) == ("EUR", "staff:admin")
+
+
+# --- getSettleSummary ------------------------------------------------------------------------
+
+
+def test_the_settle_summary_of_a_range(merchant_api, merchant, day_of_payments):
+    settlement_run(merchant=merchant, day=day_of_payments)
+    start = day_of_payments - timedelta(days=2)
+    response = merchant_api.post(
+        "/merch-web/download/getSettleSummary",
+        {
+            "startDate": f"{start:%Y%m%d}",
+            "endDate": f"{day_of_payments:%Y%m%d}",
+            "merchantId": merchant.merchant_id,
+        },
+        mtid=False,
+    )
+    assert response.status_code == 200 and code(response) == "000.000.100"
+    data = response.json()
+    assert data["startDate"] == f"{start:%Y%m%d}" and data["merchantId"] == merchant.merchant_id
+    [summary] = data["summary"]
+    assert summary["currency"] == "EUR" and summary["days"] == "1"
+    assert (summary["salesCount"], summary["salesAmount"], summary["netAmount"]) == (
+        "4",
+        "265",
+        "208.43",
+    )
+    assert summary["feesAmount"] == "5.07"
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "named"),
+    [
+        ("20261124", "20261120", "endDate"),
+        ("20260101", "20261124", "endDate"),
+        ("2026-11-20", "20261124", "startDate"),
+    ],
+)
+def test_the_settle_summary_refuses_bad_ranges(merchant_api, merchant, start, end, named):
+    response = merchant_api.post(
+        "/merch-web/download/getSettleSummary",
+        {"startDate": start, "endDate": end, "merchantId": merchant.merchant_id},
+        mtid=False,
+    )
+    assert response.status_code == 400 and named in {
+        e["name"] for e in response.json()["result"]["parameterErrors"]
+    }
+
+
+def test_another_merchants_summary_is_not_found(other_api, merchant):
+    response = other_api.post(
+        "/merch-web/download/getSettleSummary",
+        {"startDate": "20261120", "endDate": "20261124", "merchantId": merchant.merchant_id},
+        mtid=False,
+    )
+    assert response.status_code == 404
