@@ -29,11 +29,12 @@ class RateCreateView(SpecView):
     summary = "Set a currency's exchange rate from an effective date on"
     answer_table = RATE_ANSWER
     examples = {"USD": body_example(RATE_SET, EXAMPLE)}
+    service = staticmethod(services.rate_create)
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
     ) -> tuple[results.Result, dict[str, Any]]:
-        rate = services.rate_create(
+        rate = self.service(
             currency=flat["exchangeRate.currency"],
             effective_date=flat["exchangeRate.effectiveDate"],
             buying=flat["exchangeRate.buyingRate"],
@@ -46,21 +47,8 @@ class RateCreateView(SpecView):
 class RateUpdateView(RateCreateView):
     operation = "exchangerate.update"
     summary = "Replace an exchange rate whose effective date has not come"
-    examples = {
-        "USD": body_example(RATE_SET, {**EXAMPLE, "exchangeRate.effectiveDate": "20991231"})
-    }
-
-    def perform(
-        self, principal: Principal, flat: dict[str, Any]
-    ) -> tuple[results.Result, dict[str, Any]]:
-        rate = services.rate_update(
-            currency=flat["exchangeRate.currency"],
-            effective_date=flat["exchangeRate.effectiveDate"],
-            buying=flat["exchangeRate.buyingRate"],
-            selling=flat["exchangeRate.sellingRate"],
-            actor=principal.actor,
-        )
-        return results.REQUEST_SUCCEEDED, RATE_ANSWER.render(rate)
+    examples = {"USD": body_example(RATE_SET, FUTURE)}
+    service = staticmethod(services.rate_update)
 
 
 class RateInquiryView(SpecInquiryView):
