@@ -97,6 +97,28 @@ def envelope(description: str, headers: dict[str, Any] | None = None) -> dict[st
 SERVER_ERROR = "An unexpected error: the envelope with 999.999.999, logged with the ndc."
 
 
+def browser_page(
+    operation_id: str,
+    summary: str,
+    *,
+    description: str,
+    parameters: list[dict[str, Any]],
+    responses: dict[str, Any],
+    not_found: dict[str, Any],
+) -> dict[str, Any]:
+    """A browser page's operation (tagged "browser pages", no security scheme), with its 404
+    and the envelope of an unexpected error."""
+    return {
+        "operationId": operation_id,
+        "tags": ["browser pages"],
+        "summary": summary,
+        "description": description,
+        "security": [],
+        "parameters": parameters,
+        "responses": {**responses, "404": not_found, "500": envelope(SERVER_ERROR)},
+    }
+
+
 # --- The postprocessing hook -----------------------------------------------------------------
 
 

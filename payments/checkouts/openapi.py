@@ -3,7 +3,7 @@ not API operations, documented so every path the platform answers is in one plac
 
 from typing import Any
 
-from core.schema.pages import SERVER_ERROR, envelope, hex_id_parameter, html
+from core.schema.pages import browser_page, envelope, hex_id_parameter, html
 
 PAGE = (
     "A browser page, not an API: the shopper's browser opens a checkout's redirect.url. An id "
@@ -18,19 +18,14 @@ NOT_FOUND["content"]["application/json"] = envelope("")["content"]["application/
 
 
 def _page(operation_id: str, summary: str, **responses: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "operationId": operation_id,
-        "tags": ["browser pages"],
-        "summary": summary,
-        "description": PAGE,
-        "security": [],
-        "parameters": [hex_id_parameter("checkout_id", "The checkout's id.")],
-        "responses": {
-            **responses,
-            "404": NOT_FOUND,
-            "500": envelope(SERVER_ERROR),
-        },
-    }
+    return browser_page(
+        operation_id,
+        summary,
+        description=PAGE,
+        parameters=[hex_id_parameter("checkout_id", "The checkout's id.")],
+        responses=responses,
+        not_found=NOT_FOUND,
+    )
 
 
 def _card_form() -> dict[str, Any]:

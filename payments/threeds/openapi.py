@@ -8,7 +8,7 @@ Schemathesis run reaches them (docs/decisions.md, "The OpenAPI document and Sche
 
 from typing import Any
 
-from core.schema.pages import SERVER_ERROR, envelope, hex_id_parameter, html
+from core.schema.pages import browser_page, envelope, hex_id_parameter, html
 
 PAGE = (
     "A browser page, not an API: the shopper's browser reaches it by the auto-submitted form "
@@ -31,15 +31,14 @@ def _form(properties: dict[str, Any]) -> dict[str, Any]:
 
 
 def _page(operation_id: str, summary: str, **responses: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "operationId": operation_id,
-        "tags": ["browser pages"],
-        "summary": summary,
-        "description": PAGE,
-        "security": [],
-        "parameters": _auth_id(),
-        "responses": {**responses, "404": envelope(NOT_FOUND), "500": envelope(SERVER_ERROR)},
-    }
+    return browser_page(
+        operation_id,
+        summary,
+        description=PAGE,
+        parameters=_auth_id(),
+        responses=responses,
+        not_found=envelope(NOT_FOUND),
+    )
 
 
 def _flow(name: str, summary: str) -> dict[str, dict[str, Any]]:
