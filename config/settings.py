@@ -249,6 +249,9 @@ SETTLEMENT_TIME_ZONE = env.str("SETTLEMENT_TIME_ZONE", default="UTC")
 SETTLEMENT_CUTOFF = env.str("SETTLEMENT_CUTOFF", default="00:00")
 # The longest date range a report may ask for (getSettleSummary).
 REPORT_MAX_DAYS = env.int("REPORT_MAX_DAYS", default=31)
+# Records per page of getReport and getChargeback: the default, and the most a request may ask.
+REPORT_PAGE_SIZE = env.int("REPORT_PAGE_SIZE", default=100)
+REPORT_MAX_PAGE_SIZE = env.int("REPORT_MAX_PAGE_SIZE", default=1000)
 # How the checkout page names the platform to the shopper ("Your card details go only to ...").
 CHECKOUT_PLATFORM_NAME = env.str("CHECKOUT_PLATFORM_NAME", default="the bank's payment page")
 # The simulator's slow test card: "delay" answers after PAYMENTS_SIMULATOR_SLOW_SECONDS;

@@ -127,8 +127,14 @@ class SettlementItem(models.Model):
         "payments.Payment", on_delete=models.PROTECT, related_name="settlement_item"
     )
     kind = models.CharField(max_length=8)  # SALE, REFUND, CREDIT
-    amount = models.DecimalField(max_digits=14, decimal_places=3)
-    fee = models.DecimalField(max_digits=14, decimal_places=3)
+    amount = models.DecimalField(max_digits=14, decimal_places=3)  # in the run's currency
+    fee = models.DecimalField(max_digits=14, decimal_places=3)  # mdr + threeds_fee + scheme_fee
+    mdr = models.DecimalField("MDR", max_digits=14, decimal_places=3, default=0)
+    threeds_fee = models.DecimalField("3-D Secure fee", max_digits=14, decimal_places=3, default=0)
+    scheme_fee = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    reserve = models.DecimalField(
+        max_digits=14, decimal_places=3, default=0, help_text="Held from this sale."
+    )
 
     def __str__(self) -> str:
         return f"{self.kind} {self.payment_id}: {self.amount} (fee {self.fee})"
@@ -153,6 +159,20 @@ class Chargeback(models.Model):
     reference = models.CharField("chargeback reference id", max_length=10, blank=True)
     received_on = models.DateField()
     reversed_on = models.DateField(null=True, blank=True)
+    settlement_amount = models.DecimalField(
+        max_digits=14,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        help_text="The debit, in the settlement currency of the run that counted it.",
+    )
+    reversal_amount = models.DecimalField(
+        max_digits=14,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        help_text="The credit of its reversal, in the same currency.",
+    )
     settled_in = models.ForeignKey(
         SettlementRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

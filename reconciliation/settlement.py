@@ -17,6 +17,7 @@ The business day and its cut-off are in SETTLEMENT_TIME_ZONE; with SETTLEMENT_CU
 business day D ends at D hh:mm (or at midnight after D for 00:00) and begins where D-1 ends.
 """
 
+from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from zoneinfo import ZoneInfo
@@ -82,54 +83,33 @@ def settlement_run(*, merchant: Merchant, day: date) -> SettlementRun:
         run.currency = currency
         counts = {SALE: 0, REFUND: 0, CREDIT: 0}
         sums = {SALE: Decimal(0), REFUND: Decimal(0), CREDIT: Decimal(0)}
-        fees = Decimal(0)
-        payments = (
-            Payment.objects.filter(
-                merchant=merchant,
-                state=PaymentState.DONE,
-                successful=True,
-                test_mode=False,
-                payment_type__in=list(KINDS),
-                created_at__gte=start,
-                created_at__lt=end,
-                settlement_item__isnull=True,
-            )
-            .order_by("created_at", "pk")
-            .iterator()
-        )
+        fees = reserve = Decimal(0)
         items = []
-        for payment in payments:
-            kind = KINDS[PaymentType(payment.payment_type)]
-            amount = payment.amount or Decimal(0)
-            if payment.payment_type == PaymentType.DB:
-                amount -= payment.reversed_amount  # a reversed debit is no sale
-            if amount <= 0:
-                continue
+        for payment, kind, amount in _settleable(merchant, start, end):
             side = BUY if kind == SALE else SELL
             converted = convert(amount, source=payment.currency, target=currency, on=day, side=side)
-            fee = Decimal(0)
+            item = SettlementItem(run=run, payment=payment, kind=kind, amount=converted)
             if plan is not None:
                 rule = _rule(rules, payment.payment_brand, payment.payment_type)
                 if rule is not None and kind == SALE:
-                    fee += converted * rule.mdr_percent / 100 + rule.fixed
-                if payment.threeds_started:
-                    fee += plan.threeds_fee
-                fee += plan.scheme_fee
-            fee = _round(fee, currency)
-            items.append(
-                SettlementItem(run=run, payment=payment, kind=kind, amount=converted, fee=fee)
-            )
+                    item.mdr = _round(converted * rule.mdr_percent / 100 + rule.fixed, currency)
+                item.threeds_fee = plan.threeds_fee if payment.threeds_started else Decimal(0)
+                item.scheme_fee = plan.scheme_fee
+                if kind == SALE:
+                    item.reserve = _round(converted * plan.reserve_percent / 100, currency)
+            item.fee = item.mdr + item.threeds_fee + item.scheme_fee
+            items.append(item)
             counts[kind] += 1
             sums[kind] += converted
-            fees += fee
+            fees += item.fee
+            reserve += item.reserve
         SettlementItem.objects.bulk_create(items)
         run.sales_count, run.sales_amount = counts[SALE], sums[SALE]
         run.refunds_count, run.refunds_amount = counts[REFUND], sums[REFUND]
         run.credits_count, run.credits_amount = counts[CREDIT], sums[CREDIT]
         run.fees_amount = fees
         _chargebacks(run, day, currency)
-        percent = plan.reserve_percent if plan else Decimal(0)
-        run.reserve_held = _round(run.sales_amount * percent / 100, currency)
+        run.reserve_held = reserve
         run.reserve_released = Decimal(0)
         if plan is not None and plan.reserve_days:
             earlier = SettlementRun.objects.filter(
@@ -150,6 +130,58 @@ def settlement_run(*, merchant: Merchant, day: date) -> SettlementRun:
     return run
 
 
+def _settleable(
+    merchant: Merchant, start: datetime, end: datetime
+) -> Iterator[tuple[Payment, str, Decimal]]:
+    """(payment, kind, amount in its currency) of what the business day [start, end) settles:
+    its successful, answered payments of a settled kind that no run has settled and that were
+    not made in test mode. A debit counts less what was reversed the same business day; a
+    reversal of a debit of an earlier day (settled already, or to be settled without it) counts
+    as a refund."""
+    payments = (
+        Payment.objects.filter(
+            merchant=merchant,
+            state=PaymentState.DONE,
+            successful=True,
+            test_mode=False,
+            payment_type__in=[*KINDS, PaymentType.RV],
+            created_at__gte=start,
+            created_at__lt=end,
+            settlement_item__isnull=True,
+        )
+        .select_related("referenced")
+        .order_by("created_at", "pk")
+    )
+    same_day_reversals: dict[str, Decimal] = {}
+    for reversal in Payment.objects.filter(
+        merchant=merchant,
+        payment_type=PaymentType.RV,
+        successful=True,
+        referenced__payment_type=PaymentType.DB,
+        created_at__lt=end,
+        referenced__created_at__gte=start,
+        referenced__created_at__lt=end,
+    ).values("referenced_id", "amount"):
+        ref = reversal["referenced_id"]
+        same_day_reversals[ref] = same_day_reversals.get(ref, Decimal(0)) + (
+            reversal["amount"] or Decimal(0)
+        )
+    for payment in payments.iterator():
+        amount = payment.amount or Decimal(0)
+        if payment.payment_type == PaymentType.RV:
+            original = payment.referenced
+            if original is None or original.payment_type != PaymentType.DB:
+                continue
+            if original.created_at >= start:
+                continue  # counted in its debit's own day
+            yield payment, REFUND, amount
+            continue
+        if payment.payment_type == PaymentType.DB:
+            amount -= same_day_reversals.get(payment.pk, Decimal(0))  # a reversed debit is no sale
+        if amount > 0:
+            yield payment, KINDS[PaymentType(payment.payment_type)], amount
+
+
 def _chargebacks(run: SettlementRun, day: date, currency: str) -> None:
     """Chargebacks received on `day` debit the run, their reversals on `day` credit it (at the
     selling and buying rate); each is counted in one run only."""
@@ -161,11 +193,12 @@ def _chargebacks(run: SettlementRun, day: date, currency: str) -> None:
     run.chargebacks_count, run.chargebacks_amount = 0, Decimal(0)
     for chargeback in received:
         run.chargebacks_count += 1
-        run.chargebacks_amount += convert(
+        chargeback.settlement_amount = convert(
             chargeback.amount, source=chargeback.currency, target=currency, on=day, side=SELL
         )
+        run.chargebacks_amount += chargeback.settlement_amount
         chargeback.settled_in = run
-        chargeback.save(update_fields=["settled_in"])
+        chargeback.save(update_fields=["settled_in", "settlement_amount"])
     run.chargeback_reversals_amount = Decimal(0)
     won = (
         Chargeback.objects.select_for_update()
@@ -173,11 +206,12 @@ def _chargebacks(run: SettlementRun, day: date, currency: str) -> None:
         .filter(Q(reversal_settled_in__isnull=True) | Q(reversal_settled_in=run))
     )
     for chargeback in won:
-        run.chargeback_reversals_amount += convert(
+        chargeback.reversal_amount = convert(
             chargeback.amount, source=chargeback.currency, target=currency, on=day, side=BUY
         )
+        run.chargeback_reversals_amount += chargeback.reversal_amount
         chargeback.reversal_settled_in = run
-        chargeback.save(update_fields=["reversal_settled_in"])
+        chargeback.save(update_fields=["reversal_settled_in", "reversal_amount"])
 
 
 def settle_day(*, day: date) -> list[SettlementRun]:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .api import reports, views
+from .api import records, reports, views
 
 urlpatterns = [
     path("v3/exchangerate/create", views.RateCreateView.as_view(), name="exchangerate-create"),
@@ -10,5 +10,11 @@ urlpatterns = [
         "merch-web/download/getSettleSummary",
         reports.SettleSummaryView.as_view(),
         name="settle-summary",
+    ),
+    path("merch-web/download/getReport", records.ReportView.as_view(), name="report"),
+    path(
+        "merch-web/download/getChargeback",
+        records.ChargebackReportView.as_view(),
+        name="chargeback-report",
     ),
 ]

@@ -87,6 +87,14 @@ def _codes(database: str, attribute: str) -> tuple[str, ...]:
     return tuple(sorted(getattr(entry, attribute) for entry in getattr(pycountry, database)))
 
 
+def numeric_currency(code: str) -> str:
+    """The ISO 4217 numeric code of an alphabetic one (EUR -> 978)."""
+    entry = pycountry.currencies.get(alpha_3=code)
+    if entry is None:
+        raise ValueError(f"{code} is not an ISO 4217 currency")
+    return str(entry.numeric)
+
+
 def minor_units(code: str) -> int | None:
     """The ISO 4217 exponent of a currency (JPY 0, EUR 2, BHD 3), or None when ISO defines none
     (XAU, XDR, XXX, ...) or the code is not a currency."""

@@ -212,6 +212,8 @@ class SpecAutoSchema(AutoSchema):
                 "Idempotent-Replayed": {**header("`true` on a replayed answer."), "required": False}
             },
         )
+        for media, description in getattr(self.view, "other_answers", {}).items():
+            ok["content"][media] = {"schema": {"type": "string", "description": description}}
         links = self._links()
         if links:
             ok["links"] = links
