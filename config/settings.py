@@ -125,8 +125,22 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# The daily reconciliation files (docs/operations.md): a folder by default; an S3-compatible bucket
+# with RECON_STORAGE_BACKEND=storages.backends.s3.S3Storage and its options as JSON in
+# RECON_STORAGE_OPTIONS (pip install '.[s3]').
+RECON_FILES_DIR = env.str("RECON_FILES_DIR", default=str(BASE_DIR / "var" / "recon"))
+RECON_STORAGE_BACKEND = env.str(
+    "RECON_STORAGE_BACKEND", default="django.core.files.storage.FileSystemStorage"
+)
+RECON_STORAGE_OPTIONS = env.json(
+    "RECON_STORAGE_OPTIONS",
+    default={"location": RECON_FILES_DIR}
+    if RECON_STORAGE_BACKEND.endswith("FileSystemStorage")
+    else {},
+)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "recon": {"BACKEND": RECON_STORAGE_BACKEND, "OPTIONS": RECON_STORAGE_OPTIONS},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
         if not DEBUG
@@ -249,6 +263,9 @@ SETTLEMENT_TIME_ZONE = env.str("SETTLEMENT_TIME_ZONE", default="UTC")
 SETTLEMENT_CUTOFF = env.str("SETTLEMENT_CUTOFF", default="00:00")
 # The longest date range a report may ask for (getSettleSummary).
 REPORT_MAX_DAYS = env.int("REPORT_MAX_DAYS", default=31)
+# Daily reconciliation files are production files (RECONDTP..., without test-mode payments) or
+# test files (RECONDTT..., every payment).
+RECON_PRODUCTION = env.bool("RECON_PRODUCTION", default=not DEBUG)
 # Records per page of getReport and getChargeback: the default, and the most a request may ask.
 REPORT_PAGE_SIZE = env.int("REPORT_PAGE_SIZE", default=100)
 REPORT_MAX_PAGE_SIZE = env.int("REPORT_MAX_PAGE_SIZE", default=1000)
@@ -324,6 +341,7 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
     "sweep-notifications": {"task": "core.sweep_notifications", "schedule": 60.0},
     "settle-last-day": {"task": "reconciliation.settle_last_day", "schedule": 3600.0},
+    "recon-files-last-day": {"task": "reconciliation.recon_files_last_day", "schedule": 3600.0},
     "close-expired-preauthorizations": {
         "task": "payments.close_expired_preauthorizations",
         "schedule": 60.0,

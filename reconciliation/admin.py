@@ -5,9 +5,13 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import FileResponse, Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.html import format_html
 
 from core.admin import HistoryInline, ReadOnlyMixin, each_through_service, staff_actor
 from core.fields.codes import minor_units
@@ -19,10 +23,12 @@ from .models import (
     ExchangeRateChange,
     FeePlan,
     FeeRule,
+    ReconFile,
     SettlementItem,
     SettlementRun,
 )
-from .settlement import settlement_run
+from .recon.generate import merchants_of, produce, storage
+from .settlement import settle_unsettled, settlement_run
 
 
 class ExchangeRateChangeInline(HistoryInline):
@@ -213,3 +219,61 @@ class ChargebackAdmin(admin.ModelAdmin):
             except ValueError as exc:
                 messages.error(request, f"{chargeback}: {exc}")
         messages.success(request, "Reversals recorded; the next settlement credits them.")
+
+
+@admin.register(ReconFile)
+class ReconFileAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """The daily reconciliation files (produced by beat after the cut-off, or `manage.py
+    recon_file`): staff download them, and produce a day's file again."""
+
+    list_display = ("name", "entity", "day", "production", "records", "size", "download")
+    list_filter = ("production", ("entity", admin.RelatedOnlyFieldListFilter))
+    search_fields = ("=name", "=entity__entity_id")
+    date_hierarchy = "day"
+    actions = ("produce_again",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [f.name for f in self.model._meta.fields] + ["download"]
+
+    @admin.display(description="file")
+    def download(self, obj: ReconFile) -> str:
+        url = reverse("admin:reconciliation_reconfile_download", args=[obj.pk])
+        return format_html('<a href="{}">Download</a>', url)
+
+    def get_urls(self) -> list[Any]:
+        download = self.admin_site.admin_view(self.download_view)
+        return [
+            path("<int:pk>/download/", download, name="reconciliation_reconfile_download"),
+            *super().get_urls(),
+        ]
+
+    def download_view(self, request: HttpRequest, pk: int) -> FileResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        record = get_object_or_404(ReconFile, pk=pk)
+        files = storage()
+        if not files.exists(record.path):
+            raise Http404("the file is no longer in the reconciliation storage")
+        return FileResponse(
+            files.open(record.path, "rb"),
+            as_attachment=True,
+            filename=record.name,
+            content_type="text/plain; charset=us-ascii",
+        )
+
+    @admin.action(
+        description="Produce again (the same bytes unless the day's records changed)",
+        permissions=["manage"],
+    )
+    def produce_again(self, request: HttpRequest, queryset: QuerySet[ReconFile]) -> None:
+        def again(record: ReconFile) -> None:
+            settle_unsettled(merchants_of(record.entity), record.day)
+            produce(record.entity, record.day, production=record.production)
+
+        each_through_service(
+            request,
+            queryset.select_related("entity"),
+            again,
+            name=lambda record: record.name,
+            done=lambda names: f"Produced again: {', '.join(names)}.",
+        )

@@ -187,3 +187,31 @@ class Chargeback(models.Model):
 
     def __str__(self) -> str:
         return f"chargeback {self.reason_code} {self.amount} {self.currency} of {self.payment_id}"
+
+
+class ReconFile(models.Model):
+    """A daily reconciliation file produced for an entity (recon.generate): where the
+    reconciliation storage keeps it, and what it holds."""
+
+    entity = models.ForeignKey(
+        "merchants.Entity", on_delete=models.PROTECT, related_name="recon_files"
+    )
+    day = models.DateField("settlement date")
+    production = models.BooleanField(help_text="P file (production) or T file (test).")
+    name = models.CharField(max_length=32)
+    path = models.CharField(max_length=255, help_text="In the reconciliation storage.")
+    records = models.PositiveIntegerField(help_text="Detail records (the trailer's count).")
+    size = models.PositiveBigIntegerField(help_text="Bytes.")
+    sha256 = models.CharField("SHA-256", max_length=64)
+    generated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-day", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["entity", "day", "production"], name="recon_file_one_per_day"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -234,3 +234,17 @@ def last_business_day(now: datetime) -> date:
         if business_day_bounds(candidate)[1] <= now:
             return candidate
     return local - timedelta(days=2)
+
+
+def settle_unsettled(merchant_pks: list[int], day: date) -> list[SettlementRun]:
+    """Settle `day` for those of the merchants that had payments and have no run of it yet (the
+    daily file wants the reconciliation amounts)."""
+    start, end = business_day_bounds(day)
+    waiting = (
+        Merchant.objects.filter(pk__in=merchant_pks, payments__created_at__gte=start)
+        .filter(payments__created_at__lt=end)
+        .exclude(settlements__day=day)
+        .distinct()
+        .order_by("pk")
+    )
+    return [settlement_run(merchant=merchant, day=day) for merchant in waiting]

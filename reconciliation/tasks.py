@@ -1,9 +1,15 @@
 """Celery tasks of reconciliation: thin wrappers over its services."""
 
-from celery import shared_task
+from datetime import date
+
+from celery import group, shared_task
 from django.utils import timezone
 
-from .settlement import last_business_day, settle_day
+from merchants.models import Entity
+
+from .models import ReconFile
+from .recon.generate import entities_of_day, merchants_of, produce
+from .settlement import last_business_day, settle_day, settle_unsettled
 
 
 @shared_task(name="reconciliation.settle_last_day", ignore_result=True)
@@ -11,3 +17,26 @@ def settle_last_day() -> int:
     """Beat, every hour: settle the last business day whose cut-off has passed (a re-run of a
     day already settled gives the same figures, so running it again is harmless)."""
     return len(settle_day(day=last_business_day(timezone.now())))
+
+
+@shared_task(name="reconciliation.recon_files_last_day", ignore_result=True)
+def recon_files_last_day() -> int:
+    """Beat, every hour: the files of the last business day whose cut-off has passed, for every
+    entity that has none yet, one task per entity (a Celery group: produced in parallel on as
+    many workers as run)."""
+    day = last_business_day(timezone.now())
+    done = set(ReconFile.objects.filter(day=day).values_list("entity__entity_id", flat=True))
+    missing = [e.entity_id for e in entities_of_day(day) if e.entity_id not in done]
+    if missing:
+        group(recon_file.si(entity_id, day.isoformat()) for entity_id in missing).apply_async()
+    return len(missing)
+
+
+@shared_task(name="reconciliation.recon_file", ignore_result=True, acks_late=True)
+def recon_file(entity_id: str, day: str) -> str:
+    """One entity's file of `day` (YYYY-MM-DD); its merchants are settled first when no run of
+    the day exists, so the file carries the reconciliation amounts."""
+    entity = Entity.objects.get(entity_id=entity_id)
+    when = date.fromisoformat(day)
+    settle_unsettled(merchants_of(entity), when)
+    return produce(entity, when).path

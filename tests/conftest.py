@@ -71,6 +71,14 @@ def _demo_files_in_tmp(settings, tmp_path):  # type: ignore[no-untyped-def]
     gets files of its own, never the checkout's (those belong to `make run`)."""
     settings.DEMO_CREDENTIALS_FILE = tmp_path / "var" / "demo-credentials.json"
     settings.DEMO_REQUESTOR_KEY_FILE = tmp_path / "var" / "demo-requestor" / "oob-client.json"
+    # and reconciliation files of its own
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "recon": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "var" / "recon")},
+        },
+    }
 
 
 @pytest.fixture

@@ -1,0 +1,74 @@
+"""Produce an entity's reconciliation file of a day: a progress bar on stderr, the path of the
+file written as the last line on stdout. The entity's merchants with payments and no settlement
+run of the day are settled first (the file carries the reconciliation amounts).
+
+    .venv/bin/python manage.py recon_file --entity 10000001 --date 2026-11-24 [--test]
+"""
+
+import sys
+from datetime import date
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from merchants.models import Entity
+from reconciliation.recon.generate import count_details, merchants_of, produce, storage
+from reconciliation.settlement import settle_unsettled
+
+
+class Command(BaseCommand):
+    help = "Write an entity's daily reconciliation file and print its path."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--entity", required=True, help="the entityId (8 characters)")
+        parser.add_argument("--date", required=True, help="the business day, YYYY-MM-DD")
+        kind = parser.add_mutually_exclusive_group()
+        kind.add_argument(
+            "--production", action="store_true", default=None, help="a P file (RECONDTP...)"
+        )
+        kind.add_argument(
+            "--test", action="store_false", dest="production", help="a T file (RECONDTT...)"
+        )
+        parser.add_argument("--no-settle", action="store_true", help="do not settle first")
+
+    def handle(
+        self,
+        *args: Any,
+        entity: str,
+        date: str,
+        production: bool | None,
+        no_settle: bool,
+        **options: Any,
+    ) -> None:
+        try:
+            day = _parse(date)
+        except ValueError:
+            raise CommandError(f"--date {date!r} is not YYYY-MM-DD") from None
+        found = Entity.objects.filter(entity_id=entity).first()
+        if found is None:
+            raise CommandError(f"no entity {entity}")
+        if not no_settle:
+            settle_unsettled(merchants_of(found), day)
+        from django.conf import settings
+
+        kind = settings.RECON_PRODUCTION if production is None else production
+        total = count_details(found, day, production=kind)
+        stream = getattr(self.stderr, "_out", sys.stderr)  # the bar writes \r, not lines
+        with tqdm(total=total, unit=" records", file=stream, disable=False) as bar:
+            produced = produce(found, day, production=kind, progress=bar.update)
+        record = produced.record
+        self.stderr.write(
+            f"{record.name}: {record.records} detail records, {record.size} bytes, "
+            f"sha256 {record.sha256}"
+        )
+        files = storage()
+        try:
+            where = files.path(produced.path)
+        except NotImplementedError:  # a bucket: the name in it
+            where = produced.path
+        self.stdout.write(where)
+
+
+def _parse(text: str) -> date:
+    return date.fromisoformat(text)
