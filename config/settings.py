@@ -266,6 +266,9 @@ REPORT_MAX_DAYS = env.int("REPORT_MAX_DAYS", default=31)
 # Daily reconciliation files are production files (RECONDTP..., without test-mode payments) or
 # test files (RECONDTT..., every payment).
 RECON_PRODUCTION = env.bool("RECON_PRODUCTION", default=not DEBUG)
+# PostgreSQL: a day's payments are fetched in this many spans at once, each on its own connection
+# and thread (the server formats the lines; 1 fetches them in the calling thread).
+RECON_FILE_WORKERS = env.int("RECON_FILE_WORKERS", default=2)
 # Records per page of getReport and getChargeback: the default, and the most a request may ask.
 REPORT_PAGE_SIZE = env.int("REPORT_PAGE_SIZE", default=100)
 REPORT_MAX_PAGE_SIZE = env.int("REPORT_MAX_PAGE_SIZE", default=1000)

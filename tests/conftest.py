@@ -71,7 +71,9 @@ def _demo_files_in_tmp(settings, tmp_path):  # type: ignore[no-untyped-def]
     gets files of its own, never the checkout's (those belong to `make run`)."""
     settings.DEMO_CREDENTIALS_FILE = tmp_path / "var" / "demo-credentials.json"
     settings.DEMO_REQUESTOR_KEY_FILE = tmp_path / "var" / "demo-requestor" / "oob-client.json"
-    # and reconciliation files of its own
+    # and reconciliation files of its own, fetched on the test's connection (other threads'
+    # connections do not see the test's uncommitted rows; test_recon_file.py tries them)
+    settings.RECON_FILE_WORKERS = 1
     settings.STORAGES = {
         **settings.STORAGES,
         "recon": {

@@ -13,9 +13,10 @@ same bytes as long as the platform's records of the day are unchanged.
 import hashlib
 import tempfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import IO, Any
 
 from django.conf import settings
 from django.core.files import File
@@ -30,7 +31,24 @@ from .layout import HEADER, RECORD_LENGTH, TRAILER, format_record
 from .sql import Dialect, chargebacks_query, payments_query
 from .write import file_name
 
-CHUNK = 10_000
+CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Query:
+    sql: str
+    params: list[Any]
+
+
+class Hashed:
+    """Writes through to a file, feeding a digest on the way."""
+
+    def __init__(self, out: IO[bytes], digest: Any) -> None:
+        self.out, self.digest = out, digest
+
+    def write(self, data: bytes) -> int:
+        self.digest.update(data)
+        return self.out.write(data)
 
 
 class ReconError(RuntimeError):
@@ -56,9 +74,10 @@ def merchants_of(entity: Entity) -> list[int]:
     return list(found.order_by("pk").values_list("pk", flat=True))
 
 
-def _rows(sql: str, params: list[Any]) -> Iterator[str]:
-    """The single column of every row, fetched CHUNK rows at a time (a named, server-side
-    cursor on PostgreSQL)."""
+def _chunks(sql: str, params: list[Any]) -> Iterator[list[tuple[str]]]:
+    """The rows of a query, CHUNK at a time: through a named (server-side) cursor on
+    PostgreSQL, so the server keeps the result and the client holds one chunk; SQLite steps
+    through the rows as they are fetched."""
     connection.ensure_connection()
     if connection.vendor == "postgresql":
         with transaction.atomic():
@@ -67,40 +86,80 @@ def _rows(sql: str, params: list[Any]) -> Iterator[str]:
             try:
                 raw.execute(sql, params)
                 while chunk := raw.fetchmany(CHUNK):
-                    for (line,) in chunk:
-                        yield line
+                    yield chunk
             finally:
                 raw.close()
         return
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         while chunk := cursor.fetchmany(CHUNK):
-            for (line,) in chunk:
-                yield line
+            yield chunk
 
 
-def detail_lines(entity: Entity, day: date, *, production: bool) -> Iterator[str]:
-    """The detail lines of an entity's day (257 characters each, no newline), in file order."""
+def _queries(entity: Entity, day: date, *, production: bool, slices: int) -> list[Query]:
+    """The selects of a day, in file order: the payments (in `slices` consecutive spans of the
+    business day, which workers may fetch in parallel), then the chargebacks received and the
+    chargebacks reversed."""
     merchants = merchants_of(entity)
     if not merchants:
-        return
+        return []
     dialect = Dialect(connection.vendor)
     base = settings.EXCHANGE_BASE_CURRENCY
     start, end = business_day_bounds(day)
     adapt = connection.ops.adapt_datetimefield_value
-    yield from _rows(
-        payments_query(
-            dialect, merchants=len(merchants), production=production, base_currency=base
-        ),
-        [*merchants, adapt(start), adapt(end)],
+    payments = payments_query(
+        dialect, merchants=len(merchants), production=production, base_currency=base
     )
+    step = (end - start) / slices
+    bounds = [start + step * n for n in range(slices)] + [end]
+    queries = [
+        Query(payments, [*merchants, adapt(bounds[n]), adapt(bounds[n + 1])]) for n in range(slices)
+    ]
     for reversals in (False, True):
-        yield from _rows(
-            chargebacks_query(
-                dialect, merchants=len(merchants), reversals=reversals, base_currency=base
-            ),
-            [*merchants, connection.ops.adapt_datefield_value(day)],
+        sql = chargebacks_query(
+            dialect, merchants=len(merchants), reversals=reversals, base_currency=base
         )
+        queries.append(Query(sql, [*merchants, connection.ops.adapt_datefield_value(day)]))
+    return queries
+
+
+def detail_lines(entity: Entity, day: date, *, production: bool) -> Iterator[str]:
+    """The detail lines of an entity's day (257 characters each, no newline), in file order."""
+    for query in _queries(entity, day, production=production, slices=1):
+        for chunk in _chunks(query.sql, query.params):
+            for (line,) in chunk:
+                yield line
+
+
+def _write(query: Query, out: Any, progress: Callable[[int], None] | None) -> int:
+    """Write a query's lines to `out`, a chunk at a time; returns how many. A chunk's bytes
+    must be 258 a line: the database pads every field to its width, and characters outside
+    ASCII become '?', one byte each."""
+    count = 0
+    for chunk in _chunks(query.sql, query.params):
+        data = ("\n".join([row[0] for row in chunk]) + "\n").encode("ascii", "replace")
+        if len(data) != len(chunk) * (RECORD_LENGTH + 1):
+            for offset, (line,) in enumerate(chunk, start=count + 1):
+                if len(line) != RECORD_LENGTH:
+                    raise ReconError(f"detail record {offset}: {len(line)} characters, not 257")
+        out.write(data)
+        count += len(chunk)
+        if progress:
+            progress(len(chunk))
+    return count
+
+
+def _write_apart(query: Query, progress: Callable[[int], None] | None) -> tuple[int, IO[bytes]]:
+    """In a worker thread (its own database connection): a query's lines into a temporary
+    file of their own."""
+    part = tempfile.TemporaryFile()  # noqa: SIM115 - handed to the caller, who closes it
+    try:
+        return _write(query, part, progress), part
+    except BaseException:
+        part.close()
+        raise
+    finally:
+        connection.close()
 
 
 def count_details(entity: Entity, day: date, *, production: bool) -> int:
@@ -149,22 +208,26 @@ def produce(
                 HEADER, {"entity_id": entity.entity_id, "settlement_date": settlement_date}
             )
         )
-        chunk: list[str] = []
-        for line in detail_lines(entity, day, production=production):
-            if len(line) != RECORD_LENGTH:
-                raise ReconError(f"detail record {count + 1}: {len(line)} characters, not 257")
-            chunk.append(line)
-            if len(chunk) == CHUNK:
-                put(("\n".join(chunk) + "\n").encode("ascii", "replace"))
-                count += len(chunk)
-                chunk.clear()
-                if progress:
-                    progress(CHUNK)
-        if chunk:
-            put(("\n".join(chunk) + "\n").encode("ascii", "replace"))
-            count += len(chunk)
-            if progress:
-                progress(len(chunk))
+        workers = settings.RECON_FILE_WORKERS if connection.vendor == "postgresql" else 1
+        queries = _queries(entity, day, production=production, slices=max(1, workers))
+        if workers <= 1:
+            for query in queries:
+                count += _write(query, Hashed(spool, digest), progress)
+        else:
+            with ThreadPoolExecutor(workers, thread_name_prefix="recon") as pool:
+                parts = [pool.submit(_write_apart, query, progress) for query in queries]
+                try:
+                    for future in parts:
+                        written, part = future.result()
+                        with part:
+                            part.seek(0)
+                            while block := part.read(1 << 16):
+                                put(block)
+                        count += written
+                finally:
+                    for future in parts:
+                        if future.done() and future.exception() is None:
+                            future.result()[1].close()
         put(
             format_record(
                 TRAILER,
