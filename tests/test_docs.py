@@ -26,6 +26,9 @@ def test_every_curl_in_api_md_succeeds(client):
     commands = curl_commands(API_MD.read_text())
     assert len(commands) >= 20
     for command, response in run_all(client, commands, variables):
+        if response.get("Content-Type", "").startswith("text/csv"):  # a report as CSV
+            assert response.status_code == 200, command
+            continue
         assert response.status_code == 200, (command, response.json())
         result = response.json()["result"]["code"]
         assert SUCCESS.match(result) or PENDING.match(result), (command, response.json())

@@ -45,6 +45,20 @@ def markdown() -> str:
         "zero-filled; NS is digits or spaces. Amounts are in the currency's minor units (ISO "
         "4217 exponent: JPY 0, EUR 2, BHD 3); currencies are ISO 4217 numeric codes.",
         "",
+        "Each merchant entity gets a file of its own, and each participator one covering all its "
+        "merchants. The detail records are the payments of the business day in the order they "
+        "were made (whatever their result: the status is the result code), then a `CHARGEBACK` "
+        "record for each chargeback received that day and a `CHARGEBACK REVERSAL` record for "
+        "each reversed that day (with the original payment's ids, the reason code and the "
+        "chargeback reference). The Reconciliation Amount is what the day's settlement credited "
+        "for the payment in the merchant's settlement currency, fees included; 0 for a payment "
+        "settlement does not count. Production (`P`) files leave out payments made in connector "
+        "test mode. Characters outside ASCII are written as `?`.",
+        "",
+        "Producing, checking and comparing files: `manage.py recon_file`, `recon_validate` and "
+        "`recon_match` ([operations.md](operations.md)); the decisions behind the layout are in "
+        '[decisions.md](decisions.md) ("Money out").',
+        "",
     ]
     for record in RECORDS:
         out += [

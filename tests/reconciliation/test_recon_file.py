@@ -308,3 +308,49 @@ def test_postgresql_streams_through_a_server_side_cursor(merchant, day_of_paymen
         cursor.execute("SELECT name FROM pg_cursors")
         assert ("recon_file",) in cursor.fetchall()
     assert len(list(lines)) == 9
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="parallel spans: PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_parallel_spans_give_the_same_bytes(settings, participator):
+    """Committed rows (the workers' connections see only those): the day fetched in three spans
+    on three connections is the file fetched in one."""
+    merchant = MerchantFactory(participator=participator)
+    payer = Payer(
+        SpecClient(merchant.entity.plain_token, merchant.entity.entity_id, "MERCHANT"), merchant
+    )
+    for amount in ("1.00", "2.00", "3.00", "4.00", "5.00"):
+        assert code(payer.pay("DB", amount)) == "000.000.000"
+    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    for n, payment in enumerate(Payment.objects.order_by("created_at")):
+        Payment.objects.filter(pk=payment.pk).update(created_at=start + timedelta(hours=5 * n))
+    today = start.date()
+    settings.RECON_FILE_WORKERS = 1
+    one = file_bytes(produce(merchant.entity, today, production=True))
+    settings.RECON_FILE_WORKERS = 3
+    three = file_bytes(produce(merchant.entity, today, production=True))
+    assert three == one and one.count(b"\n") == 7
+
+
+def test_any_django_storage_keeps_the_files(settings, admin_client, merchant, day_of_payments):
+    """Only the storage API is used: an in-memory storage (as a bucket would) keeps the file,
+    the command prints its name there, and staff download it."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "recon": {"BACKEND": "django.core.files.storage.InMemoryStorage"},
+    }
+    out = io.StringIO()
+    call_command(
+        "recon_file",
+        *("--entity", merchant.entity.entity_id, "--date", f"{day_of_payments:%Y-%m-%d}"),
+        "--test",
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+    name = out.getvalue().strip().splitlines()[-1]
+    day, entity = day_of_payments, merchant.entity.entity_id
+    assert name == f"{day:%Y/%m/%d}/RECONDTT{entity}{day:%Y%m%d}01"
+    record = ReconFile.objects.get()
+    download = admin_client.get(f"/admin/reconciliation/reconfile/{record.pk}/download/")
+    content = b"".join(download.streaming_content)
+    assert len(content) == 12 * 258 and hashlib.sha256(content).hexdigest() == record.sha256

@@ -9,6 +9,7 @@ import sys
 from datetime import date
 from typing import Any
 
+from django.core.files.storage import FileSystemStorage
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
@@ -63,11 +64,9 @@ class Command(BaseCommand):
             f"sha256 {record.sha256}"
         )
         files = storage()
-        try:
-            where = files.path(produced.path)
-        except NotImplementedError:  # a bucket: the name in it
-            where = produced.path
-        self.stdout.write(where)
+        # a folder: the file's path; another storage (a bucket): its name there
+        local = isinstance(files, FileSystemStorage)
+        self.stdout.write(files.path(produced.path) if local else produced.path)
 
 
 def _parse(text: str) -> date:
