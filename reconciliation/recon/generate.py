@@ -3,17 +3,22 @@ reconciliation storage.
 
 The detail lines come formatted from SQL (recon.sql) through a server-side cursor on
 PostgreSQL (a plain cursor steps through the rows on SQLite), a chunk at a time, so memory stays
-flat whatever the day holds. The file is written to a temporary file while its SHA-256 is
-computed, then saved through Django's storage API (STORAGES["recon"]: a folder by default, an
-S3-compatible bucket by setting) under `YYYY/MM/DD/<name>`, replacing an earlier copy; a
-ReconFile row records its name, size, record count and checksum. Regenerating a day gives the
+flat whatever the day holds. On PostgreSQL the day's payments are fetched in
+RECON_FILE_WORKERS spans at once, each on its own thread and connection. Each select's lines go
+to a temporary file; the storage then reads the header, the parts and the trailer in order
+(Chained), taking the SHA-256 and the size on the way, and saves them through Django's storage
+API (STORAGES["recon"]: a folder by default, an S3-compatible bucket by setting) under
+`YYYY/MM/DD/<name>`, replacing an earlier copy; a ReconFile row records its name, size, record
+count and checksum. Regenerating a day gives the
 same bytes as long as the platform's records of the day are unchanged.
 """
 
 import hashlib
+import io
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import date
 from typing import IO, Any
@@ -40,15 +45,33 @@ class Query:
     params: list[Any]
 
 
-class Hashed:
-    """Writes through to a file, feeding a digest on the way."""
+class Chained:
+    """The header, the parts and the trailer read one after the other, as the storage saves
+    them (each part written once, read once); the SHA-256 and the size are taken on the way."""
 
-    def __init__(self, out: IO[bytes], digest: Any) -> None:
-        self.out, self.digest = out, digest
+    closed = False
 
-    def write(self, data: bytes) -> int:
+    def __init__(self, pieces: list[IO[bytes]]) -> None:
+        self.pieces = pieces
+        for piece in pieces:
+            piece.seek(0)
+        self.digest = hashlib.sha256()
+        self.size = 0
+
+    def seekable(self) -> bool:
+        return False
+
+    def read(self, size: int = -1) -> bytes:
+        out = bytearray()
+        while self.pieces and (size < 0 or len(out) < size):
+            block = self.pieces[0].read(-1 if size < 0 else size - len(out))
+            if not block:
+                self.pieces.pop(0)
+            out += block
+        data = bytes(out)
         self.digest.update(data)
-        return self.out.write(data)
+        self.size += len(data)
+        return data
 
 
 class ReconError(RuntimeError):
@@ -194,56 +217,37 @@ def produce(
     production = settings.RECON_PRODUCTION if production is None else production
     name = file_name(entity.entity_id, day, production=production)
     path = f"{day:%Y/%m/%d}/{name}"
-    digest = hashlib.sha256()
     settlement_date = f"{day:%Y%m%d}"
-    count = 0
-    with tempfile.TemporaryFile() as spool:
-
-        def put(data: bytes) -> None:
-            digest.update(data)
-            spool.write(data)
-
-        put(
-            format_record(
-                HEADER, {"entity_id": entity.entity_id, "settlement_date": settlement_date}
-            )
-        )
-        workers = settings.RECON_FILE_WORKERS if connection.vendor == "postgresql" else 1
-        queries = _queries(entity, day, production=production, slices=max(1, workers))
+    ends: dict[str, object] = {"entity_id": entity.entity_id, "settlement_date": settlement_date}
+    workers = settings.RECON_FILE_WORKERS if connection.vendor == "postgresql" else 1
+    queries = _queries(entity, day, production=production, slices=max(1, workers))
+    with ExitStack() as parts:
+        count = 0
+        pieces: list[IO[bytes]] = []
         if workers <= 1:
             for query in queries:
-                count += _write(query, Hashed(spool, digest), progress)
+                spool: IO[bytes] = parts.enter_context(tempfile.TemporaryFile())
+                count += _write(query, spool, progress)
+                pieces.append(spool)
         else:
             with ThreadPoolExecutor(workers, thread_name_prefix="recon") as pool:
-                parts = [pool.submit(_write_apart, query, progress) for query in queries]
-                try:
-                    for future in parts:
-                        written, part = future.result()
-                        with part:
-                            part.seek(0)
-                            while block := part.read(1 << 16):
-                                put(block)
-                        count += written
-                finally:
-                    for future in parts:
-                        if future.done() and future.exception() is None:
-                            future.result()[1].close()
-        put(
-            format_record(
-                TRAILER,
-                {
-                    "entity_id": entity.entity_id,
-                    "settlement_date": settlement_date,
-                    "total": str(count),
-                },
-            )
-        )
-        size = spool.tell()
-        spool.seek(0)
+                futures = [pool.submit(_write_apart, query, progress) for query in queries]
+            failed = [f.exception() for f in futures if f.exception() is not None]
+            for future in futures:
+                if future.exception() is None:
+                    written, part = future.result()
+                    pieces.append(parts.enter_context(part))
+                    count += written
+            if failed:
+                raise failed[0]  # type: ignore[misc]
+        header = format_record(HEADER, ends)
+        trailer = format_record(TRAILER, {**ends, "total": str(count)})
+        content = Chained([io.BytesIO(header), *pieces, io.BytesIO(trailer)])
         files = storage()
         if files.exists(path):
             files.delete(path)
-        saved = files.save(path, File(spool, name=name))
+        saved = files.save(path, File(content, name=name))  # type: ignore[arg-type]
+    size, sha256 = content.size, content.digest.hexdigest()
     record, _ = ReconFile.objects.update_or_create(
         entity=entity,
         day=day,
@@ -253,7 +257,7 @@ def produce(
             "path": saved,
             "records": count,
             "size": size,
-            "sha256": digest.hexdigest(),
+            "sha256": sha256,
         },
     )
     return Produced(record, saved)
