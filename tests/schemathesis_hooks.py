@@ -12,6 +12,8 @@ a real client would, and otherwise sends what Schemathesis generated:
   requestor with a fresh signed assertion, so tokens are issued too;
 - the issuer API: the access token; every other JWE-shaped body becomes a real JWE of the
   operation's request (`{}` where it has no fields), so answers are encrypted too;
+- the reports (`/merch-web/download/...`): every other well-formed `merchantId` becomes the
+  seeded merchant's, so the reports are read, not only refused with 404;
 - merchant/create and terminal/create: a valid merchant.id or pos.terminalId gets a fresh one,
   so the links from what they create have something to follow;
 - the browser pages: every other well-formed id names a seeded 3-D Secure or out-of-band
@@ -172,6 +174,12 @@ def before_call(context: schemathesis.HookContext, case: schemathesis.Case, kwar
     payment = path.startswith(("/pay/v3/payments", "/pay/v21/payments"))
     if isinstance(mtid, str) and MTID.fullmatch(mtid) and (len(mtid) == 32 or not payment):
         data["merchantTransactionId"] = _fresh_mtid()
+    if (
+        path.startswith("/merch-web/download/")
+        and _valid(data, "merchantId", MERCHANT_ID)
+        and _every_other(data)
+    ):
+        data["merchantId"] = credentials()["merchant"]["merchantId"]
     # What a create makes is new: a valid id gets one no earlier request took.
     if path == "/pay/v3/merchant/create" and _valid(data, "merchant.id", MERCHANT_ID):
         data["merchant.id"] = f"7{next(_counter):08d}"

@@ -30,10 +30,10 @@ AMOUNT_MEANING = "decimals as the currency's ISO 4217 exponent (JPY none, EUR 2,
 
 
 def _page_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
-    size = flat.get("pageSize")
-    if size is not None and not 1 <= int(size) <= settings.REPORT_MAX_PAGE_SIZE:
+    size = flat.get("pageSize")  # blank: not given
+    if size and not 1 <= int(size) <= settings.REPORT_MAX_PAGE_SIZE:
         yield "pageSize", f"must be 1 to {settings.REPORT_MAX_PAGE_SIZE}"
-    if flat.get("page") is not None and int(flat["page"]) < 1:
+    if flat.get("page") and int(flat["page"]) < 1:
         yield "page", "must be 1 or more"
 
 
@@ -158,7 +158,7 @@ class RecordsView(SpecInquiryView):
         page = int(flat.get("page") or 1)
         size = int(flat.get("pageSize") or settings.REPORT_PAGE_SIZE)
         if flat.get("format") == "csv":
-            paged = flat.get("page") is not None or flat.get("pageSize") is not None
+            paged = bool(flat.get("page") or flat.get("pageSize"))
             self.csv = _csv(
                 self.columns_of(flat), report.page(page, size) if paged else report.all()
             )

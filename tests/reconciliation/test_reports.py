@@ -59,6 +59,11 @@ def test_the_transaction_records_of_a_day(merchant_api, merchant, day_of_payment
     assert all(len(r["PAN"]) == 16 and "*" in r["PAN"] for r in data["records"])
 
 
+def test_blank_paging_fields_are_not_given(merchant_api, merchant, day_of_payments):
+    data = report(merchant_api, merchant, day_of_payments, page="", pageSize="").json()
+    assert (data["page"], data["pageSize"], data["totalRecords"]) == ("1", "100", "10")
+
+
 def test_pages(merchant_api, merchant, day_of_payments):
     all_ids = [
         r["backendTransId"]
