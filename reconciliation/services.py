@@ -137,31 +137,46 @@ def chargeback_record(
     reference: str = "",
 ) -> Chargeback:
     """Record a chargeback of a payment found by its id or its ARN; debits the merchant's
-    settlement of `received_on`. Refused when the payment is not a settled-kind sale or the
-    amount exceeds it."""
-    payment = (
+    settlement of `received_on`. Refused (ValueError) unless the payment is a successful sale
+    (DB, CP) not made in test mode, in the chargeback's currency, with at least the amount left
+    once reversals, refunds and open chargebacks are taken off."""
+    found = (
         Payment.objects.filter(pk=payment_ref).first()
         or Payment.objects.filter(acquirer_ref_no=payment_ref).first()
     )
-    if payment is None:
+    if found is None:
         raise ValueError(f"no payment with the id or ARN {payment_ref}")
-    if payment.payment_type not in ("DB", "CP") or not payment.successful:
-        raise ValueError("only a successful sale (DB or CP) can be charged back")
-    if amount <= 0 or (payment.amount is not None and amount > payment.amount):
-        raise ValueError(f"the amount must be more than 0 and at most {payment.amount}")
-    return Chargeback.objects.create(
-        payment=payment,
-        merchant_id=payment.merchant_id,
-        reason_code=reason_code,
-        amount=amount,
-        currency=currency,
-        partial=payment.amount is not None and amount < payment.amount,
-        second_presentment=second_presentment,
-        note=note,
-        reference=reference,
-        received_on=received_on,
-        recorded_by=actor,
-    )
+    with transaction.atomic():
+        payment = Payment.objects.select_for_update().get(pk=found.pk)  # one at a time
+        if payment.payment_type not in ("DB", "CP") or not payment.successful:
+            raise ValueError("only a successful sale (DB or CP) can be charged back")
+        if payment.test_mode:
+            raise ValueError("a payment made in connector test mode is never settled")
+        if currency != payment.currency:
+            raise ValueError(f"the payment is in {payment.currency}, not {currency}")
+        sale = (payment.amount or Decimal(0)) - payment.reversed_amount - payment.refunded_amount
+        open_ = sum(
+            (c.amount for c in payment.chargebacks.filter(reversed_on__isnull=True)), Decimal(0)
+        )
+        left = (sale - open_).quantize(Decimal(1).scaleb(-(minor_units(currency) or 0)))
+        if amount <= 0 or amount > left:
+            raise ValueError(
+                f"the amount must be more than 0 and at most {left} {payment.currency} "
+                f"(the sale less what was reversed, refunded or charged back already)"
+            )
+        return Chargeback.objects.create(
+            payment=payment,
+            merchant_id=payment.merchant_id,
+            reason_code=reason_code,
+            amount=amount,
+            currency=currency,
+            partial=amount + open_ < (payment.amount or Decimal(0)),
+            second_presentment=second_presentment,
+            note=note,
+            reference=reference,
+            received_on=received_on,
+            recorded_by=actor,
+        )
 
 
 def chargeback_reverse(*, chargeback_id: int, reversed_on: date, actor: str) -> Chargeback:

@@ -17,7 +17,8 @@ The business day and its cut-off are in SETTLEMENT_TIME_ZONE; with SETTLEMENT_CU
 business day D ends at D hh:mm (or at midnight after D for 00:00) and begins where D-1 ends.
 """
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Iterable, Iterator
 from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from zoneinfo import ZoneInfo
@@ -26,6 +27,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
+from core.errors import ApplicationError
 from core.fields.codes import minor_units
 from merchants.models import Merchant
 from payments.models import Payment, PaymentState, PaymentType
@@ -33,6 +35,7 @@ from payments.models import Payment, PaymentState, PaymentType
 from .models import Chargeback, FeePlan, FeeRule, SettlementItem, SettlementRun
 from .services import BUY, SELL, convert
 
+logger = logging.getLogger("reconciliation.settlement")
 SALE, REFUND, CREDIT = "SALE", "REFUND", "CREDIT"
 KINDS = {
     PaymentType.DB: SALE,
@@ -214,16 +217,35 @@ def _chargebacks(run: SettlementRun, day: date, currency: str) -> None:
         chargeback.save(update_fields=["reversal_settled_in", "reversal_amount"])
 
 
-def settle_day(*, day: date) -> list[SettlementRun]:
-    """Every merchant that may transact or had payments that day, settled for `day` (beat runs
-    it after the cut-off for the day that ended; the command and the admin for any day)."""
+def settle_day(*, day: date, failures: list[tuple[str, str]] | None = None) -> list[SettlementRun]:
+    """Every merchant that had payments that day, settled for `day` (beat runs it after the
+    cut-off for the day that ended; the command and the admin for any day). A merchant that
+    cannot be settled is listed in `failures` as (merchant.id, why)."""
     start, end = business_day_bounds(day)
     merchants = Merchant.objects.filter(
         pk__in=Payment.objects.filter(created_at__gte=start, created_at__lt=end)
         .values("merchant_id")
         .distinct()
     ).order_by("pk")
-    return [settlement_run(merchant=merchant, day=day) for merchant in merchants]
+    return _each(merchants, day, failures)
+
+
+def _each(
+    merchants: Iterable[Merchant], day: date, failures: list[tuple[str, str]] | None
+) -> list[SettlementRun]:
+    """Settle each merchant; one that cannot be settled (a currency without an exchange rate)
+    is logged and listed in `failures`, and the others are settled all the same."""
+    runs = []
+    for merchant in merchants:
+        try:
+            runs.append(settlement_run(merchant=merchant, day=day))
+        except ApplicationError as exc:
+            logger.error(
+                "merchant %s not settled for %s: %s", merchant.merchant_id, day, exc.description
+            )
+            if failures is not None:
+                failures.append((merchant.merchant_id, exc.description))
+    return runs
 
 
 def last_business_day(now: datetime) -> date:
@@ -236,7 +258,9 @@ def last_business_day(now: datetime) -> date:
     return local - timedelta(days=2)
 
 
-def settle_unsettled(merchant_pks: list[int], day: date) -> list[SettlementRun]:
+def settle_unsettled(
+    merchant_pks: list[int], day: date, failures: list[tuple[str, str]] | None = None
+) -> list[SettlementRun]:
     """Settle `day` for those of the merchants that had payments and have no run of it yet (the
     daily file wants the reconciliation amounts)."""
     start, end = business_day_bounds(day)
@@ -247,4 +271,4 @@ def settle_unsettled(merchant_pks: list[int], day: date) -> list[SettlementRun]:
         .distinct()
         .order_by("pk")
     )
-    return [settlement_run(merchant=merchant, day=day) for merchant in waiting]
+    return _each(waiting, day, failures)

@@ -9,7 +9,7 @@ from merchants.models import Entity
 
 from .models import ReconFile
 from .recon.generate import entities_of_day, merchants_of, produce
-from .settlement import last_business_day, settle_day, settle_unsettled
+from .settlement import business_day_bounds, last_business_day, settle_day, settle_unsettled
 
 
 @shared_task(name="reconciliation.settle_last_day", ignore_result=True)
@@ -22,10 +22,15 @@ def settle_last_day() -> int:
 @shared_task(name="reconciliation.recon_files_last_day", ignore_result=True)
 def recon_files_last_day() -> int:
     """Beat, every hour: the files of the last business day whose cut-off has passed, for every
-    entity that has none yet, one task per entity (a Celery group: produced in parallel on as
-    many workers as run)."""
+    entity that has none made after the day ended, one task per entity (a Celery group:
+    produced in parallel on as many workers as run)."""
     day = last_business_day(timezone.now())
-    done = set(ReconFile.objects.filter(day=day).values_list("entity__entity_id", flat=True))
+    ended = business_day_bounds(day)[1]
+    done = set(  # a file made before the day ended (a preview) is made again
+        ReconFile.objects.filter(day=day, generated_at__gte=ended).values_list(
+            "entity__entity_id", flat=True
+        )
+    )
     missing = [e.entity_id for e in entities_of_day(day) if e.entity_id not in done]
     if missing:
         group(recon_file.si(entity_id, day.isoformat()) for entity_id in missing).apply_async()

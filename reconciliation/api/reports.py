@@ -19,6 +19,7 @@ from core.tables.common import COMMON_INQUIRY
 from merchants import selectors as merchant_selectors
 
 from ..models import SettlementRun
+from ..reports import amount_text
 
 M = MANDATORY
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
@@ -69,8 +70,9 @@ SUMMARY_ANSWER = Table(
 )
 
 
-def _text(value: Any) -> str:
-    return f"{value:.3f}".rstrip("0").rstrip(".") if isinstance(value, Decimal) else str(value)
+def _text(value: Any, currency: str) -> str:
+    """A count as it is; an amount with the currency's ISO 4217 decimals (265.00 EUR)."""
+    return amount_text(value, currency) if isinstance(value, Decimal) else str(value)
 
 
 class SettleSummaryView(SpecInquiryView):
@@ -114,7 +116,7 @@ class SettleSummaryView(SpecInquiryView):
                 {
                     "currency": values["currency"],
                     "days": str(values["days"]),
-                    **{name: _text(values[attr]) for name, attr in FIGURES},
+                    **{name: _text(values[attr], values["currency"]) for name, attr in FIGURES},
                 }
             )
         return results.REQUEST_SUCCEEDED, {

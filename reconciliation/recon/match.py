@@ -1,11 +1,14 @@
 """Compare a reconciliation file with the platform's records of its entity and day: the detail
 records missing on either side, and those whose fields differ (by field name). The file is
 checked by the parser first; its detail records are kept by (type, id) while the platform's
-lines stream past, so memory grows with the file, not with the platform."""
+lines stream past, so memory grows with the file, not with the platform. A line the platform
+has in the same form is matched first; otherwise the fields that differ are named."""
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from pathlib import Path
 
 from merchants.models import Entity
 
@@ -42,7 +45,19 @@ def _differences(ours: str, theirs: str) -> Iterator[str]:
             yield f"{item.name} (file {yours.strip()!r}, platform {mine.strip()!r})"
 
 
-def match(path: str) -> Match:
+NAME = re.compile(r"RECONDT([PT])[A-Za-z0-9]{1,8}[0-9]{8}01")
+
+
+def production_of(path: str) -> bool | None:
+    """P or T from the file's name; None when the name is not a reconciliation file's."""
+    found = NAME.fullmatch(Path(path).name)
+    return None if found is None else found.group(1) == "P"
+
+
+def match(path: str, *, production: bool | None = None) -> Match:
+    """`production`: whether it is a P file (test-mode payments left out); by default from its
+    name. Records are matched as a multiset: a record twice in the file, or twice on the
+    platform (two chargebacks of one payment), is matched twice."""
     result = Match()
     parsed = read(path)
     if not parsed.valid:
@@ -50,23 +65,32 @@ def match(path: str) -> Match:
         return result
     result.entity = parsed.header["entity_id"].strip()
     result.day = datetime.strptime(parsed.header["settlement_date"], "%Y%m%d").date()
-    production = path.rsplit("/", 1)[-1][7:8] != "T"
-    in_file: dict[tuple[str, str], str] = {}
+    if production is None:
+        production = production_of(path)
+        if production is None:
+            raise ValueError(
+                f"{Path(path).name} is not named RECONDTP... or RECONDTT...: say whether it is "
+                "a production or a test file"
+            )
+    in_file: dict[tuple[str, str], list[str]] = {}
     with open(path, "rb") as handle:
         for raw in handle:
-            text = raw.decode("ascii").rstrip("\n")
+            text = raw.decode("ascii").rstrip("\r\n")
             if text.startswith(DETAIL.marker):
-                in_file[_key(text)] = text
+                in_file.setdefault(_key(text), []).append(text)
     entity = Entity.objects.filter(entity_id=result.entity).first()
     if entity is None:
         result.missing_from_platform = [f"entity {result.entity}"]
         return result
     for line in detail_lines(entity, result.day, production=production):
         key = _key(line)
-        theirs = in_file.pop(key, None)
-        if theirs is None:
+        candidates = in_file.get(key)
+        if not candidates:
             result.missing_from_file.append(" ".join(key))
-        elif theirs != line:
+            continue
+        theirs = line if line in candidates else candidates[0]
+        candidates.remove(theirs)
+        if theirs != line:
             result.differing.append(f"{' '.join(key)}: " + "; ".join(_differences(line, theirs)))
-    result.missing_from_platform = [" ".join(key) for key in in_file]
+    result.missing_from_platform = [" ".join(key) for key, lines in in_file.items() for _ in lines]
     return result

@@ -219,6 +219,7 @@ def test_the_command_shows_progress_and_prints_the_path(merchant, day_of_payment
         "--date",
         f"{day_of_payments:%Y-%m-%d}",
         "--production",
+        "--before-cutoff",  # the payments' day is today
         stdout=out,
         stderr=err,
     )
@@ -227,6 +228,10 @@ def test_the_command_shows_progress_and_prints_the_path(merchant, day_of_payment
     assert read(path).valid and read(path).details == 10
     assert "10/10" in err.getvalue() and "10 detail records" in err.getvalue()
     assert SettlementRun.objects.filter(merchant=merchant, day=day_of_payments).exists()
+    with pytest.raises(CommandError, match="has not ended"):
+        call_command(
+            "recon_file", "--entity", merchant.entity.entity_id, "--date", f"{day_of_payments}"
+        )
     with pytest.raises(CommandError, match="no entity"):
         call_command("recon_file", "--entity", "NOBODY00", "--date", "2026-11-24")
     with pytest.raises(CommandError, match="YYYY-MM-DD"):
@@ -344,6 +349,7 @@ def test_any_django_storage_keeps_the_files(settings, admin_client, merchant, da
         "recon_file",
         *("--entity", merchant.entity.entity_id, "--date", f"{day_of_payments:%Y-%m-%d}"),
         "--test",
+        "--before-cutoff",
         stdout=out,
         stderr=io.StringIO(),
     )
@@ -354,3 +360,68 @@ def test_any_django_storage_keeps_the_files(settings, admin_client, merchant, da
     download = admin_client.get(f"/admin/reconciliation/reconfile/{record.pk}/download/")
     content = b"".join(download.streaming_content)
     assert len(content) == 12 * 258 and hashlib.sha256(content).hexdigest() == record.sha256
+
+
+def test_a_merchant_that_cannot_be_settled_stops_nobody(merchant, participator, payer, plan):
+    """A currency without an exchange rate: that merchant is named and left unsettled, the
+    others are settled, and the file is made (its reconciliation amounts 0)."""
+    other = MerchantFactory(participator=participator)
+    Payer(SpecClient(other.entity.plain_token, other.entity.entity_id, "MERCHANT"), other).pay(
+        "DB", "20.00"
+    )
+    assert code(payer.pay("DB", "1500.00", currency="JPY")) == "000.000.000"  # no JPY rate
+    today = timezone.now().date()
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(CommandError, match="1 merchant"):
+        call_command("settle", "--date", f"{today}", stdout=out, stderr=err)
+    assert f"{merchant.merchant_id}: not settled: no exchange rate" in err.getvalue()
+    assert SettlementRun.objects.get().merchant == other
+    err = io.StringIO()
+    call_command(
+        "recon_file",
+        *("--entity", participator.entity_id, "--date", f"{today}", "--before-cutoff"),
+        stdout=io.StringIO(),
+        stderr=err,
+    )
+    assert f"{merchant.merchant_id}: not settled (no exchange rate" in err.getvalue()
+    assert ReconFile.objects.get().records == 2
+
+
+def test_recon_match_counts_records_that_share_an_id(merchant, day_of_payments, tmp_path):
+    """Two chargebacks of one payment match; a record twice in the file is one too many; a file
+    under another name needs --production or --test."""
+    payment = Payment.objects.filter(payment_type="DB").order_by("created_at", "pk").first()
+    for reference in ("CB00000001", "CB00000002"):
+        services.chargeback_record(
+            payment_ref=payment.pk,
+            reason_code="4837",
+            amount=Decimal("10.00"),
+            currency="EUR",
+            received_on=day_of_payments,
+            actor="t",
+            reference=reference,
+        )
+    produced = produce(merchant.entity, day_of_payments, production=True)
+    path = storage().path(produced.path)
+    call_command("recon_match", path, stdout=io.StringIO())  # agrees
+    with open(path, "rb") as handle:
+        header, first, *rest = handle.read().split(b"\n")
+    trailer = rest[-2]
+    count = f"{len(rest) - 1 + 1:012d}".encode()
+    doubled = tmp_path / produced.record.name
+    doubled.write_bytes(
+        b"\n".join([header, first, first, *rest[:-2], trailer[:48] + count + trailer[60:], b""])
+    )
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="1 difference"):
+        call_command("recon_match", str(doubled), stdout=out)
+    assert f"in the file, not on the platform: DB {sliced(first)['id']}" in out.getvalue()
+    renamed = tmp_path / "recon.txt"
+    renamed.write_bytes(open(path, "rb").read())  # noqa: SIM115
+    with pytest.raises(CommandError, match="--production or --test"):
+        call_command("recon_match", str(renamed), stdout=io.StringIO())
+    call_command("recon_match", str(renamed), "--production", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("recon_match", str(tmp_path / "missing"))
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("recon_validate", str(tmp_path / "missing"))

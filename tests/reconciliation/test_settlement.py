@@ -179,7 +179,11 @@ def test_a_chargeback_debits_its_day_and_its_reversal_credits_the_day_it_is_won(
     [("nothing", "1.00", "no payment"), (None, "500.00", "at most"), (None, "0", "more than 0")],
 )
 def test_chargebacks_that_cannot_be(merchant, day_of_payments, ref, amount, message):
-    sale = Payment.objects.filter(payment_type="DB", successful=True).first()
+    sale = (
+        Payment.objects.filter(payment_type="DB", successful=True, currency="EUR")
+        .order_by("created_at")
+        .first()
+    )
     with pytest.raises(ValueError, match=message):
         services.chargeback_record(
             payment_ref=ref or sale.pk,
@@ -199,7 +203,11 @@ def test_chargebacks_are_imported_from_a_file(tmp_path, merchant, day_of_payment
 
     from reconciliation.models import Chargeback
 
-    sale = Payment.objects.filter(payment_type="DB", successful=True).first()
+    sale = (
+        Payment.objects.filter(payment_type="DB", successful=True, currency="EUR")
+        .order_by("created_at")
+        .first()
+    )
     path = tmp_path / "chargebacks.csv"
     path.write_text(
         "payment,reason,amount,currency,date,reference\n"
@@ -218,7 +226,11 @@ def test_staff_record_a_chargeback_in_the_admin(admin_client, merchant, day_of_p
 
     from reconciliation.models import Chargeback
 
-    sale = Payment.objects.filter(payment_type="DB", successful=True).first()
+    sale = (
+        Payment.objects.filter(payment_type="DB", successful=True, currency="EUR")
+        .order_by("created_at")
+        .first()
+    )
     response = admin_client.post(
         reverse("admin:reconciliation_chargeback_add"),
         {
@@ -258,7 +270,7 @@ def test_the_settle_summary_of_a_range(merchant_api, merchant, day_of_payments):
     assert summary["currency"] == "EUR" and summary["days"] == "1"
     assert (summary["salesCount"], summary["salesAmount"], summary["netAmount"]) == (
         "4",
-        "265",
+        "265.00",
         "208.43",
     )
     assert summary["feesAmount"] == "5.07"
@@ -290,3 +302,31 @@ def test_another_merchants_summary_is_not_found(other_api, merchant):
         mtid=False,
     )
     assert response.status_code == 404
+
+
+def test_chargebacks_never_exceed_what_is_left_of_the_sale(merchant, payer, plan):
+    def charge(payment_id, amount, currency="EUR"):
+        return services.chargeback_record(
+            payment_ref=payment_id,
+            reason_code="4853",
+            amount=Decimal(amount),
+            currency=currency,
+            received_on=timezone.now().date(),
+            actor="t",
+        )
+
+    sale = payer.pay("DB", "25.00").json()["id"]
+    charge(sale, "10.00")
+    with pytest.raises(ValueError, match=r"at most 15\.00 EUR"):
+        charge(sale, "20.00")
+    with pytest.raises(ValueError, match="the payment is in EUR, not USD"):
+        charge(sale, "5.00", currency="USD")
+    assert charge(sale, "15.00").partial is False  # with the first, the whole sale
+    reversed_ = payer.pay("DB", "9.99").json()["id"]
+    assert code(payer.ref("RV", reversed_, None, transactionSource="CARDHOLDER")) == "000.000.000"
+    with pytest.raises(ValueError, match="at most 0"):
+        charge(reversed_, "9.99")
+    test_mode = payer.pay("DB", "8.00").json()["id"]
+    Payment.objects.filter(pk=test_mode).update(test_mode=True)
+    with pytest.raises(ValueError, match="test mode"):
+        charge(test_mode, "8.00")

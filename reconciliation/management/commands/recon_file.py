@@ -3,6 +3,10 @@ file written as the last line on stdout. The entity's merchants with payments an
 run of the day are settled first (the file carries the reconciliation amounts).
 
     .venv/bin/python manage.py recon_file --entity 10000001 --date 2026-11-24 [--test]
+
+A day whose cut-off has not passed is refused (--before-cutoff makes a preview, which beat
+replaces once the day has ended). A merchant that cannot be settled (a currency without an
+exchange rate) is named on stderr and its records carry a reconciliation amount of 0.
 """
 
 import sys
@@ -11,11 +15,12 @@ from typing import Any
 
 from django.core.files.storage import FileSystemStorage
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 from tqdm import tqdm
 
 from merchants.models import Entity
 from reconciliation.recon.generate import count_details, merchants_of, produce, storage
-from reconciliation.settlement import settle_unsettled
+from reconciliation.settlement import business_day_bounds, settle_unsettled
 
 
 class Command(BaseCommand):
@@ -32,6 +37,11 @@ class Command(BaseCommand):
             "--test", action="store_false", dest="production", help="a T file (RECONDTT...)"
         )
         parser.add_argument("--no-settle", action="store_true", help="do not settle first")
+        parser.add_argument(
+            "--before-cutoff",
+            action="store_true",
+            help="produce a day whose cut-off has not passed (a preview: it misses what comes)",
+        )
 
     def handle(
         self,
@@ -40,6 +50,7 @@ class Command(BaseCommand):
         date: str,
         production: bool | None,
         no_settle: bool,
+        before_cutoff: bool,
         **options: Any,
     ) -> None:
         try:
@@ -49,8 +60,18 @@ class Command(BaseCommand):
         found = Entity.objects.filter(entity_id=entity).first()
         if found is None:
             raise CommandError(f"no entity {entity}")
+        if business_day_bounds(day)[1] > timezone.now() and not before_cutoff:
+            raise CommandError(
+                f"the business day {day} has not ended (its cut-off is "
+                f"{business_day_bounds(day)[1]:%Y-%m-%d %H:%M %Z}); --before-cutoff for a preview"
+            )
         if not no_settle:
-            settle_unsettled(merchants_of(found), day)
+            failures: list[tuple[str, str]] = []
+            settle_unsettled(merchants_of(found), day, failures)
+            for merchant_id, why in failures:
+                self.stderr.write(
+                    f"{merchant_id}: not settled ({why}): its reconciliation amounts are 0"
+                )
         from django.conf import settings
 
         kind = settings.RECON_PRODUCTION if production is None else production

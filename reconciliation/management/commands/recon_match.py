@@ -2,9 +2,13 @@
 detail records missing on either side and those whose fields differ (exit status 1 when the
 two do not agree).
 
-    .venv/bin/python manage.py recon_match FILE
+    .venv/bin/python manage.py recon_match FILE [--production | --test]
+
+Whether the file is a production (P) or test (T) file comes from its name, RECONDTP... or
+RECONDTT...; a file under another name needs --production or --test.
 """
 
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -17,9 +21,22 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("path")
+        kind = parser.add_mutually_exclusive_group()
+        kind.add_argument(
+            "--production",
+            action="store_true",
+            default=None,
+            help="a P file (default: from the file's name)",
+        )
+        kind.add_argument("--test", action="store_false", dest="production", help="a T file")
 
-    def handle(self, *args: Any, path: str, **options: Any) -> None:
-        result = match(path)
+    def handle(self, *args: Any, path: str, production: bool | None, **options: Any) -> None:
+        if not Path(path).is_file():
+            raise CommandError(f"{path}: no such file")
+        try:
+            result = match(path, production=production)
+        except ValueError as exc:
+            raise CommandError(f"{exc} (--production or --test)") from None
         for fault in result.faults:
             self.stdout.write(str(fault))
         for key in result.missing_from_file:

@@ -4,6 +4,7 @@ count; prints the first faults by line and column (exit status 1 when there are 
     .venv/bin/python manage.py recon_validate FILE
 """
 
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -19,6 +20,8 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=20, help="report at most this many")
 
     def handle(self, *args: Any, path: str, limit: int, **options: Any) -> None:
+        if not Path(path).is_file():
+            raise CommandError(f"{path}: no such file")
         parsed = read(path, limit=limit)
         if parsed.valid:
             self.stdout.write(f"{path}: valid, {parsed.details} detail records")

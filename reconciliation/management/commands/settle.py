@@ -9,7 +9,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.errors import ApplicationError
 from merchants.models import Merchant
+from reconciliation.reports import amount_text
 from reconciliation.settlement import settle_day, settlement_run
 
 
@@ -25,22 +27,42 @@ class Command(BaseCommand):
             day = _parse(date)
         except ValueError:
             raise CommandError(f"--date {date!r} is not YYYY-MM-DD") from None
+        failures: list[tuple[str, str]] = []
         if merchant:
             found = Merchant.objects.filter(merchant_id=merchant).first()
             if found is None:
                 raise CommandError(f"no merchant {merchant}")
-            runs = [settlement_run(merchant=found, day=day)]
+            runs = _settle_one(found, day, failures)
         else:
-            runs = settle_day(day=day)
+            runs = settle_day(day=day, failures=failures)
         for run in runs:
+
+            def money(value: Any, run: Any = run) -> str:
+                return amount_text(value, run.currency)
+
             self.stdout.write(
                 f"{run.merchant.merchant_id} {run.day:%Y-%m-%d} {run.currency}: "
-                f"sales {run.sales_count}/{run.sales_amount} refunds {run.refunds_count}/"
-                f"{run.refunds_amount} credits {run.credits_count}/{run.credits_amount} fees "
-                f"{run.fees_amount} reserve -{run.reserve_held}+{run.reserve_released} net "
-                f"{run.net_amount}"
+                f"sales {run.sales_count}/{money(run.sales_amount)} "
+                f"refunds {run.refunds_count}/{money(run.refunds_amount)} "
+                f"credits {run.credits_count}/{money(run.credits_amount)} "
+                f"chargebacks {run.chargebacks_count}/-{money(run.chargebacks_amount)}"
+                f"+{money(run.chargeback_reversals_amount)} fees {money(run.fees_amount)} "
+                f"reserve -{money(run.reserve_held)}+{money(run.reserve_released)} "
+                f"net {money(run.net_amount)}"
             )
         self.stdout.write(f"{len(runs)} settlement run(s)")
+        for merchant_id, why in failures:
+            self.stderr.write(f"{merchant_id}: not settled: {why}")
+        if failures:
+            raise CommandError(f"{len(failures)} merchant(s) not settled (the others are)")
+
+
+def _settle_one(merchant: Merchant, day: date, failures: list[tuple[str, str]]) -> list[Any]:
+    try:
+        return [settlement_run(merchant=merchant, day=day)]
+    except ApplicationError as exc:
+        failures.append((merchant.merchant_id, exc.description))
+        return []
 
 
 def _parse(text: str) -> date:
