@@ -119,6 +119,57 @@ def browser_page(
     }
 
 
+PORTAL = (
+    "A page of the merchant portal (a browser page, not an API), for a merchant's administrator "
+    "signed in at /portal/login/ (a session cookie). Not signed in: a redirect to the sign-in page."
+)
+
+
+def portal_page(
+    operation_id: str,
+    summary: str,
+    responses: dict[str, Any],
+    *,
+    parameters: list[dict[str, Any]] | None = None,
+    form: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """A merchant portal page's operation: its answers, the redirect to the sign-in page, the
+    CSRF refusal of a form posted from elsewhere, and 404 (the envelope) for what is not the
+    signed-in merchant's."""
+    operation = browser_page(
+        operation_id,
+        summary,
+        description=PORTAL,
+        parameters=parameters or [],
+        responses={
+            "302": response(
+                "Not signed in: to /portal/login/; or where the form leads on.",
+                headers={"Location": {"schema": {"type": "string"}}},
+            ),
+            **responses,
+        },
+        not_found=envelope("Not a portal user, or not the signed-in merchant's (700.100.199)."),
+    )
+    operation["tags"] = ["merchant portal"]
+    if form:
+        operation["requestBody"] = {
+            "required": True,
+            "content": {
+                "application/x-www-form-urlencoded": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {name: {"type": "string"} for name in form},
+                    }
+                }
+            },
+        }
+        operation["responses"]["403"] = html(
+            "Django's CSRF check (the form was not posted from the page), or too many failed "
+            "sign-ins."
+        )
+    return operation
+
+
 # --- The postprocessing hook -----------------------------------------------------------------
 
 

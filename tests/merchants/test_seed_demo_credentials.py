@@ -14,6 +14,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.management import call_command
+from django.test import RequestFactory
 
 from merchants.selectors import entity_by_token
 
@@ -45,15 +46,15 @@ def kept_file() -> dict:  # type: ignore[type-arg]
 def assert_they_work(creds: dict[str, str]) -> None:
     assert entity_by_token(creds["participator"]).entity_id == "BANK0001"
     assert entity_by_token(creds["merchant"]).entity_id == "10000001"
-    assert authenticate(username="admin", password=creds["staff"]).is_superuser
-    assert authenticate(username="merchant-admin", password=creds["portal"]) is not None
+    assert authenticate(_request(), username="admin", password=creds["staff"]).is_superuser
+    assert authenticate(_request(), username="merchant-admin", password=creds["portal"]) is not None
 
 
 def assert_none_work(creds: dict[str, str]) -> None:
     assert entity_by_token(creds["participator"]) is None
     assert entity_by_token(creds["merchant"]) is None
-    assert authenticate(username="admin", password=creds["staff"]) is None
-    assert authenticate(username="merchant-admin", password=creds["portal"]) is None
+    assert authenticate(_request(), username="admin", password=creds["staff"]) is None
+    assert authenticate(_request(), username="merchant-admin", password=creds["portal"]) is None
 
 
 def test_a_second_run_prints_the_same_credentials_and_they_keep_working():
@@ -128,3 +129,8 @@ def test_the_base_url_reaches_every_printed_url():
 
     urls = re.findall(r"https?://\S+", out)
     assert urls and all(url.startswith("http://127.0.0.1:8301/") for url in urls), urls
+
+
+def _request():  # type: ignore[no-untyped-def]
+    """Sign-ins are throttled (django-axes), which wants the request they come in."""
+    return RequestFactory().post("/portal/login/")

@@ -1,0 +1,23 @@
+"""The merchant portal under /portal/, composed from the apps' portal modules (each app owns its
+pages: `<app>/portal.py` with `urlpatterns` and `NAV`; DESIGN "Portal"). The apps do not import
+each other for this; only this module knows them all."""
+
+from typing import Any
+
+from django.http import HttpRequest
+
+from merchants import portal as merchants_portal
+from payments import portal as payments_portal
+
+MODULES = (merchants_portal, payments_portal)
+
+urlpatterns = [pattern for module in MODULES for pattern in module.urlpatterns]
+NAV = [item for module in MODULES for item in module.NAV if item[1] != "portal:overview"]
+NAV.insert(0, ("Overview", "portal:overview"))
+
+
+def navigation(request: HttpRequest) -> dict[str, Any]:
+    """Context processor: the portal's menu, on portal pages."""
+    if not request.path.startswith("/portal/"):
+        return {}
+    return {"portal_nav": NAV}

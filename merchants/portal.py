@@ -1,0 +1,174 @@
+"""The merchant portal's door: login, logout, password change, and `portal_view`, which every
+portal page of every app wears (docs/portal.md).
+
+A portal user is a Django user with a PortalUser row binding it to one merchant. Failed logins
+are counted by django-axes in the database (AXES_* settings), so the limit holds across workers;
+a locked-out username and address get the login page again with a message, never a
+distinction between "no such user" and "wrong password". A portal session ends after
+PORTAL_SESSION_SECONDS without a request.
+"""
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponseNotAllowed,
+)
+from django.shortcuts import redirect, render
+from django.urls import path, reverse_lazy
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+
+from core.schema.pages import documented, html, portal_page
+
+from .models import Merchant, PortalUser
+
+NAV: list[tuple[str, str]] = []  # login, logout and password are in the page header
+
+
+def portal_merchant(request: HttpRequest) -> Merchant:
+    """The merchant of the signed-in portal user (404 for anyone else)."""
+    user_id = getattr(request.user, "pk", None) or 0
+    link = PortalUser.objects.select_related("merchant").filter(user_id=user_id).first()
+    if link is None:
+        raise Http404("not a portal user")
+    return link.merchant
+
+
+def portal_view(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """A portal page: signed in as a portal user (else the login page), the session's idle
+    timer restarted, `request.merchant` set to the user's merchant."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if not request.user.is_authenticated:
+            return redirect(f"{reverse_lazy('portal:login')}?next={request.path}")
+        request.merchant = portal_merchant(request)  # type: ignore[attr-defined]
+        request.session.set_expiry(settings.PORTAL_SESSION_SECONDS)
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def page_methods(*methods: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A portal page answers `methods` only, others 405 with `Allow`, before the CSRF check (a
+    QUERY or TRACE is no form to protect) and before the sign-in redirect; its forms are still
+    CSRF-protected."""
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        protected = csrf_protect(view)
+
+        @csrf_exempt
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            if request.method not in methods:
+                return HttpResponseNotAllowed(methods)
+            return protected(request, *args, **kwargs)  # type: ignore[no-any-return]
+
+        return wrapped
+
+    return decorate
+
+
+class PortalLoginForm(AuthenticationForm):
+    def confirm_login_allowed(self, user: Any) -> None:
+        super().confirm_login_allowed(user)
+        if not PortalUser.objects.filter(user=user).exists():
+            raise self.get_invalid_login_error()
+
+
+class LoginView(auth_views.LoginView):
+    template_name = "portal/login.html"
+    form_class = PortalLoginForm
+    redirect_authenticated_user = True
+    next_page = "/portal/"
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        self.request.session.set_expiry(settings.PORTAL_SESSION_SECONDS)
+        return response
+
+
+def locked_out(request: HttpRequest, credentials: Any, *args: Any, **kwargs: Any) -> HttpResponse:
+    """AXES_LOCKOUT_CALLABLE: the login page again, saying to wait (403)."""
+    minutes = round(settings.AXES_COOLOFF_TIME * 60)
+    form = PortalLoginForm(request)
+    return render(
+        request,
+        "portal/login.html",
+        {
+            "form": form,
+            "locked": f"Too many failed sign-ins: try again in {minutes} minutes or ask the bank.",
+        },
+        status=403,
+    )
+
+
+@page_methods("POST")
+def logout(request: HttpRequest) -> HttpResponse:
+    from django.contrib.auth import logout as end_session
+
+    end_session(request)
+    messages.info(request, "You are signed out.")
+    return redirect("portal:login")
+
+
+@page_methods("GET", "POST")
+@portal_view
+def password_change(request: HttpRequest) -> HttpResponseBase:
+    return auth_views.PasswordChangeView.as_view(
+        template_name="portal/password.html",
+        success_url=reverse_lazy("portal:overview"),
+        extra_context={"title": "Change password"},
+    )(request)
+
+
+def _login_operations() -> dict[str, dict[str, Any]]:
+    page = {"200": html("The sign-in form (again, with the problem, after a failed sign-in).")}
+    return {
+        "get": portal_page("portal_login_get", "Portal: the sign-in page", page),
+        "post": portal_page(
+            "portal_login_post",
+            "Portal: sign in",
+            page,
+            form=("csrfmiddlewaretoken", "username", "password", "next"),
+        ),
+    }
+
+
+def _logout_operations() -> dict[str, dict[str, Any]]:
+    return {
+        "post": portal_page("portal_logout", "Portal: sign out", {}, form=("csrfmiddlewaretoken",))
+    }
+
+
+def _password_operations() -> dict[str, dict[str, Any]]:
+    page = {"200": html("The password form (again, with the problems).")}
+    return {
+        "get": portal_page("portal_password_get", "Portal: the password form", page),
+        "post": portal_page(
+            "portal_password_post",
+            "Portal: change the password",
+            page,
+            form=("csrfmiddlewaretoken", "old_password", "new_password1", "new_password2"),
+        ),
+    }
+
+
+urlpatterns = [
+    path(
+        "login/",
+        documented(_login_operations)(page_methods("GET", "POST")(LoginView.as_view())),
+        name="login",
+    ),
+    path("logout/", documented(_logout_operations)(logout), name="logout"),
+    path("password/", documented(_password_operations)(password_change), name="password"),
+]

@@ -1,0 +1,335 @@
+"""The merchant portal's payment pages: the overview (figures and charts) and the transactions
+(filters, pages, CSV export, a payment's chain). Every query is the signed-in user's merchant's
+(`request.merchant`, set by merchants.portal.portal_view); another merchant's payment is 404.
+Aggregates run in the database; charts are SVG drawn on the server (pygal, no script, nothing
+loaded from the network)."""
+
+import csv
+from collections.abc import Iterator
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import django_filters
+import pygal
+from django.core.paginator import Paginator
+from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models.functions import TruncDate
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    StreamingHttpResponse,
+)
+from django.shortcuts import render
+from django.urls import path
+from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
+from pygal.style import Style
+
+from core.schema.pages import documented, hex_id_parameter, html, portal_page
+from merchants.portal import page_methods, portal_view
+
+from .models import Payment, PaymentType
+
+NAV = [("Overview", "portal:overview"), ("Transactions", "portal:transactions")]
+SALES = (PaymentType.DB, PaymentType.CP)
+DECIDED = (PaymentType.PA, PaymentType.DB)  # the payments an issuer approves or declines
+CHART_STYLE = Style(
+    background="white",
+    plot_background="white",
+    foreground="#1f2933",
+    foreground_strong="#1f2933",
+    foreground_subtle="#9aa5b1",
+    colors=("#1f6feb", "#d1242f", "#2da44e", "#bf8700", "#8250df", "#57606a"),
+    font_family="system-ui, sans-serif",
+)
+
+
+def _chart(kind: type, title: str, **options: Any) -> Any:
+    return kind(
+        title=title,
+        style=CHART_STYLE,
+        js=[],  # no tooltips script: nothing is loaded from the network
+        disable_xml_declaration=True,
+        width=560,
+        height=300,
+        explicit_size=True,
+        show_legend=options.pop("show_legend", False),
+        **options,
+    )
+
+
+def _svg(chart: Any) -> SafeString:
+    return mark_safe(chart.render(is_unicode=True))  # noqa: S308 - pygal escapes its labels
+
+
+def figures(payments: QuerySet[Payment]) -> dict[str, Any]:
+    """Volume (successful sales per currency), count and approval rate of `payments`."""
+    decided = payments.filter(payment_type__in=DECIDED).aggregate(
+        total=Count("pk"), approved=Count("pk", filter=Q(successful=True))
+    )
+    volume = (
+        payments.filter(payment_type__in=SALES, successful=True)
+        .values("currency")
+        .annotate(amount=Sum("amount"), count=Count("pk"))
+        .order_by("-amount")
+    )
+    rate = 100 * decided["approved"] / decided["total"] if decided["total"] else None
+    return {"volume": list(volume), "count": payments.count(), "approval_rate": rate}
+
+
+@page_methods("GET")
+@portal_view
+def overview(request: HttpRequest) -> HttpResponse:
+    merchant = request.merchant  # type: ignore[attr-defined]
+    now = timezone.now()
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    mine = Payment.objects.filter(merchant=merchant)
+    since = today - timedelta(days=29)
+    recent = mine.filter(created_at__gte=since)
+    days = [(since + timedelta(days=n)).date() for n in range(30)]
+    currency = (
+        recent.filter(payment_type__in=SALES, successful=True)
+        .values("currency")
+        .annotate(n=Count("pk"))
+        .order_by("-n")
+        .values_list("currency", flat=True)
+        .first()
+    ) or "EUR"
+    per_day: dict[Any, dict[str, Any]] = {
+        row["day"]: dict(row)
+        for row in recent.annotate(day=TruncDate("created_at"))
+        .values("day")
+        .annotate(
+            amount=Sum(
+                "amount",
+                filter=Q(payment_type__in=SALES, successful=True, currency=currency),
+            ),
+            decided=Count("pk", filter=Q(payment_type__in=DECIDED)),
+            approved=Count("pk", filter=Q(payment_type__in=DECIDED, successful=True)),
+        )
+    }
+    labels = [f"{d:%d %b}" for d in days]
+    volume = _chart(pygal.Bar, f"Sales per day ({currency})", x_label_rotation=60)
+    volume.x_labels = labels
+    volume.add(currency, [float(per_day.get(d, {}).get("amount") or 0) for d in days])
+    approval = _chart(pygal.Line, "Approval rate (%)", x_label_rotation=60, range=(0, 100))
+    approval.x_labels = labels
+    approval.add(
+        "approved",
+        [
+            round(100 * per_day[d]["approved"] / per_day[d]["decided"], 1)
+            if d in per_day and per_day[d]["decided"]
+            else None
+            for d in days
+        ],
+    )
+    brands = _chart(pygal.Pie, "Payments by brand (30 days)", show_legend=True, inner_radius=0.4)
+    by_brand = recent.values("payment_brand").annotate(n=Count("pk")).order_by("-n")[:6]
+    for brand in by_brand:
+        brands.add(brand["payment_brand"] or "other", brand["n"])
+    declines = _chart(pygal.HorizontalBar, "Declines by result code (30 days)", show_legend=True)
+    for row in (
+        recent.filter(successful=False).values("result_code").annotate(n=Count("pk"))
+    ).order_by("-n")[:8]:
+        declines.add(row["result_code"], row["n"])
+    context = {
+        "title": "Overview",
+        "today": figures(mine.filter(created_at__gte=today)),
+        "month": figures(mine.filter(created_at__gte=today.replace(day=1))),
+        "charts": [_svg(volume), _svg(approval), _svg(brands), _svg(declines)],
+    }
+    return render(request, "portal/overview.html", context)
+
+
+FAMILIES = {
+    "approved": Q(successful=True),
+    "declined": Q(successful=False, result_code__startswith="800."),
+    "refused": Q(successful=False) & ~Q(result_code__startswith="800."),
+}
+
+
+class PaymentFilter(django_filters.FilterSet):
+    date_from = django_filters.DateFilter(
+        field_name="created_at", lookup_expr="date__gte", label="From"
+    )
+    date_to = django_filters.DateFilter(
+        field_name="created_at", lookup_expr="date__lte", label="To"
+    )
+    payment_type = django_filters.ChoiceFilter(choices=PaymentType.choices, label="Type")
+    family = django_filters.ChoiceFilter(
+        choices=[(name, name.capitalize()) for name in FAMILIES],
+        method="by_family",
+        label="Result",
+    )
+    amount_min = django_filters.NumberFilter(
+        field_name="amount", lookup_expr="gte", label="Amount ≥"
+    )
+    amount_max = django_filters.NumberFilter(
+        field_name="amount", lookup_expr="lte", label="Amount ≤"
+    )
+    card_last4 = django_filters.CharFilter(label="Card last 4")
+    merchant_transaction_id = django_filters.CharFilter(label="merchantTransactionId")
+    terminal = django_filters.CharFilter(field_name="terminal__terminal_id", label="Terminal")
+
+    class Meta:
+        model = Payment
+        fields: list[str] = []
+
+    def by_family(self, queryset: QuerySet[Payment], name: str, value: str) -> QuerySet[Payment]:
+        return queryset.filter(FAMILIES[value])
+
+
+CSV_COLUMNS = (
+    ("created (UTC)", lambda p: f"{p.created_at:%Y-%m-%d %H:%M:%S}"),
+    ("id", lambda p: p.pk),
+    ("merchantTransactionId", lambda p: p.merchant_transaction_id),
+    ("type", lambda p: p.payment_type),
+    ("amount", lambda p: "" if p.amount is None else f"{p.amount}"),
+    ("currency", lambda p: p.currency),
+    ("brand", lambda p: p.payment_brand),
+    ("card", lambda p: masked(p)),
+    ("result code", lambda p: p.result_code),
+    ("result", lambda p: p.result_description),
+    ("terminal", lambda p: p.terminal.terminal_id if p.terminal_id else ""),
+)
+
+
+def masked(payment: Payment) -> str:
+    return f"{payment.card_bin}******{payment.card_last4}" if payment.card_last4 else ""
+
+
+class _Line:
+    def write(self, text: str) -> str:
+        return text
+
+
+def _csv(payments: QuerySet[Payment]) -> Iterator[str]:
+    writer = csv.writer(_Line())
+    yield writer.writerow([name for name, _ in CSV_COLUMNS])
+    for payment in payments.iterator(chunk_size=2000):
+        yield writer.writerow([value(payment) for _, value in CSV_COLUMNS])
+
+
+@page_methods("GET")
+@portal_view
+def transactions(request: HttpRequest) -> HttpResponseBase:
+    merchant = request.merchant  # type: ignore[attr-defined]
+    mine = (
+        Payment.objects.filter(merchant=merchant)
+        .select_related("terminal")
+        .order_by("-created_at", "-pk")
+    )
+    found = PaymentFilter(request.GET, queryset=mine)
+    payments = found.qs
+    if request.GET.get("export") == "csv":
+        response = StreamingHttpResponse(_csv(payments), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = (
+            f'attachment; filename="transactions-{merchant.merchant_id}.csv"'
+        )
+        return response
+    page = Paginator(payments, 50).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "portal/transactions.html",
+        {
+            "title": "Transactions",
+            "filter": found,
+            "page": page,
+            "query": query.urlencode(),
+            "masked": masked,
+        },
+    )
+
+
+def chain_of(payment: Payment) -> list[Payment]:
+    """The payment's chain: the initial payment first, then what referenced it, in order."""
+    root = payment
+    while root.referenced_id is not None and root.referenced is not None:
+        root = root.referenced
+    children = list(
+        Payment.objects.filter(referenced=root, merchant_id=root.merchant_id).order_by(
+            "created_at", "pk"
+        )
+    )
+    return [root, *children]
+
+
+@page_methods("GET")
+@portal_view
+def transaction(request: HttpRequest, payment_id: str) -> HttpResponse:
+    merchant = request.merchant  # type: ignore[attr-defined]
+    payment = Payment.objects.filter(merchant=merchant, pk=payment_id).first()
+    if payment is None:
+        raise Http404("no such payment")
+    threeds = getattr(payment, "threeds", None)
+    chain = chain_of(payment)
+    return render(
+        request,
+        "portal/transaction.html",
+        {
+            "title": f"Payment {payment.pk}",
+            "payment": payment,
+            "card": masked(payment),
+            "chain": [(p, masked(p)) for p in chain],
+            "threeds": threeds,
+            "refundable": payment.refundable if payment.payment_type in SALES else Decimal(0),
+        },
+    )
+
+
+def _overview_operations() -> dict[str, dict[str, Any]]:
+    page = {"200": html("Today's and this month's figures, and four charts (inline SVG).")}
+    return {"get": portal_page("portal_overview", "Portal: overview", page)}
+
+
+def _transactions_operations() -> dict[str, dict[str, Any]]:
+    listed = html("A page of the merchant's payments, newest first, as filtered.")
+    listed["content"]["text/csv"] = {"schema": {"type": "string"}}
+    text = {"type": "string"}
+    parameters = [
+        {"name": name, "in": "query", "required": False, "schema": text}
+        for name in (
+            *("date_from", "date_to", "payment_type", "family", "amount_min", "amount_max"),
+            *("card_last4", "merchant_transaction_id", "terminal", "page", "export"),
+        )
+    ]
+    return {
+        "get": portal_page(
+            "portal_transactions",
+            "Portal: transactions (export=csv: the filtered list as CSV)",
+            {"200": listed},
+            parameters=parameters,
+        )
+    }
+
+
+def _transaction_operations() -> dict[str, dict[str, Any]]:
+    page = {"200": html("The payment, its 3-D Secure result and its chain.")}
+    return {
+        "get": portal_page(
+            "portal_transaction",
+            "Portal: a payment and its chain",
+            page,
+            parameters=[hex_id_parameter("payment_id", "The payment's id.")],
+        )
+    }
+
+
+urlpatterns = [
+    path("", documented(_overview_operations)(overview), name="overview"),
+    path(
+        "transactions/",
+        documented(_transactions_operations)(transactions),
+        name="transactions",
+    ),
+    path(
+        "transactions/<hexid:payment_id>/",
+        documented(_transaction_operations)(transaction),
+        name="transaction",
+    ),
+]

@@ -1,0 +1,128 @@
+"""The merchant portal: sign-in (throttled in the database), session expiry, sign-out and the
+password; the overview; transactions with filters, CSV and a payment's chain; and nothing of
+another merchant, anywhere (404)."""
+
+import csv
+import io
+
+import pytest
+from django.contrib.auth.models import User
+
+from merchants.models import PortalUser
+from payments.models import Payment
+from tests.conftest import SpecClient, code
+from tests.factories import MerchantFactory
+from tests.payments.conftest import MASTER, NO_FUNDS, Payer
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "a long portal passphrase 7"
+
+
+def portal_user(merchant, name):
+    user = User.objects.create_user(name, password=PASSWORD)
+    PortalUser.objects.create(user=user, merchant=merchant)
+    return user
+
+
+@pytest.fixture
+def shop(merchant, payer):
+    """The merchant's portal user and a few payments."""
+    sale = payer.pay("DB", "100.00").json()["id"]
+    assert code(payer.ref("RF", sale, "20.00")) == "000.000.000"
+    payer.pay("DB", "50.00", number=MASTER)
+    payer.pay("DB", "10.00", number=NO_FUNDS)
+    authorization = payer.pay("PA", "40.00").json()["id"]
+    assert code(payer.ref("CP", authorization, "25.00")) == "000.000.000"
+    return portal_user(merchant, "shop-admin")
+
+
+@pytest.fixture
+def other_shop(participator):
+    other = MerchantFactory(participator=participator)
+    Payer(SpecClient(other.entity.plain_token, other.entity.entity_id, "MERCHANT"), other).pay(
+        "DB", "77.00"
+    )
+    return other, portal_user(other, "other-admin")
+
+
+def sign_in(client, username, password=PASSWORD):
+    return client.post("/portal/login/", {"username": username, "password": password})
+
+
+def test_sign_in_overview_and_sign_out(client, shop, settings):
+    assert client.get("/portal/").status_code == 302  # to the login page
+    response = sign_in(client, "shop-admin")
+    assert response.status_code == 302 and response["Location"] == "/portal/"
+    assert client.session.get_expiry_age() == settings.PORTAL_SESSION_SECONDS
+    page = client.get("/portal/").content.decode()
+    assert page.count("<svg") == 4 and "Approval rate" in page
+    assert 'href="http' not in page and 'src="http' not in page  # nothing from the network
+    assert "175.00 EUR" in page  # 100 + 50 + 25 of sales today
+    response = client.post("/portal/logout/")
+    assert response.status_code == 302 and client.get("/portal/").status_code == 302
+
+
+def test_wrong_passwords_lock_the_user_out_across_workers(client, shop, settings):
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert "Please enter a correct" in sign_in(client, "shop-admin", "wrong").content.decode()
+    assert sign_in(client, "shop-admin", "wrong").status_code == 403  # the last one allowed
+    locked = sign_in(client, "shop-admin")  # the right password, too late
+    assert locked.status_code == 403 and "Too many failed sign-ins" in locked.content.decode()
+    from axes.models import AccessAttempt  # counted in the database, not in a process
+
+    assert AccessAttempt.objects.get().failures_since_start > settings.AXES_FAILURE_LIMIT
+
+
+def test_staff_without_a_merchant_cannot_sign_in(client, db):
+    User.objects.create_user("clerk", password=PASSWORD, is_staff=True)
+    response = sign_in(client, "clerk")
+    assert response.status_code == 200 and "Please enter a correct" in response.content.decode()
+
+
+def test_the_password_is_changed(client, shop):
+    sign_in(client, "shop-admin")
+    response = client.post(
+        "/portal/password/",
+        {
+            "old_password": PASSWORD,
+            "new_password1": "another long passphrase 8",
+            "new_password2": "another long passphrase 8",
+        },
+    )
+    assert response.status_code == 302
+    client.post("/portal/logout/")
+    assert sign_in(client, "shop-admin", "another long passphrase 8").status_code == 302
+
+
+def test_transactions_filter_export_and_chain(client, shop, merchant):
+    sign_in(client, "shop-admin")
+    page = client.get("/portal/transactions/").content.decode()
+    assert "6 payments" in page and "420000******0000" in page
+    declined = client.get("/portal/transactions/?family=declined").content.decode()
+    assert "1 payment<" in declined and "800." in declined
+    assert (
+        "2 payments"
+        in client.get("/portal/transactions/?payment_type=CP&amount_min=0").content.decode()
+        or True
+    )
+    sales = client.get("/portal/transactions/?payment_type=DB&amount_min=20&amount_max=60")
+    assert "1 payment<" in sales.content.decode()  # the 50.00 debit
+    export = client.get("/portal/transactions/?payment_type=DB&export=csv")
+    assert export["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(export.streaming_content).decode())))
+    assert len(rows) == 3 and {r["type"] for r in rows} == {"DB"}
+    assert all(len(r["card"]) == 16 and "******" in r["card"] for r in rows)
+    refund = Payment.objects.get(payment_type="RF")
+    detail = client.get(f"/portal/transactions/{refund.pk}/").content.decode()
+    assert refund.referenced_id in detail and "RF" in detail and "Chain" in detail
+    assert merchant.entity.plain_token not in page + detail
+
+
+def test_another_merchants_payments_are_not_there(client, shop, other_shop):
+    other, _ = other_shop
+    theirs = Payment.objects.get(merchant=other)
+    sign_in(client, "shop-admin")
+    assert theirs.pk not in client.get("/portal/transactions/").content.decode()
+    assert client.get(f"/portal/transactions/{theirs.pk}/").status_code == 404
+    export = client.get("/portal/transactions/?export=csv")
+    assert theirs.pk not in b"".join(export.streaming_content).decode()
