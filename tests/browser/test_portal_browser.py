@@ -1,0 +1,92 @@
+"""The merchant portal in a real browser (Debian's headless Chromium, Playwright): sign in, the
+overview and its charts, filter the transactions and export them as CSV, open a payment's chain,
+sign out. The same pages with Django's test client are in tests/portal/test_portal.py."""
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from merchants.models import PortalUser
+from payments.models import Payment
+from tests.browser.conftest import Tab, screenshot
+from tests.conftest import SpecClient, code
+from tests.factories import MerchantFactory
+from tests.payments.conftest import MASTER, NO_FUNDS, Payer
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PASSWORD = "a long portal passphrase 7"
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def expect(locator: Any) -> Any:
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
+@pytest.fixture
+def desk(browser: Any) -> Any:
+    opened = Tab(browser, viewport=DESKTOP)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.fixture
+def shop() -> Any:
+    merchant = MerchantFactory()
+    payer = Payer(
+        SpecClient(merchant.entity.plain_token, merchant.entity.entity_id, "MERCHANT"), merchant
+    )
+    sale = payer.pay("DB", "100.00").json()["id"]
+    assert code(payer.ref("RF", sale, "20.00")) == "000.000.000"
+    payer.pay("DB", "50.00", number=MASTER)
+    payer.pay("DB", "10.00", number=NO_FUNDS)
+    authorization = payer.pay("PA", "40.00").json()["id"]
+    assert code(payer.ref("CP", authorization, "25.00")) == "000.000.000"
+    user = User.objects.create_user("shop-admin", password=PASSWORD)
+    PortalUser.objects.create(user=user, merchant=merchant)
+    return merchant
+
+
+def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None:
+    page = desk.page
+    page.goto(live_server.url + "/portal/")
+    expect(page.locator("h1")).to_have_text("Sign in")
+    screenshot(desk, "portal-login.png")
+    page.fill("#id_username", "shop-admin")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(live_server.url + "/portal/")
+    expect(page.locator("h1")).to_have_text("Overview")
+    expect(page.locator("figure svg")).to_have_count(4)
+    expect(page.locator(".figures").first).to_contain_text("175.00 EUR")
+    screenshot(desk, "portal-overview.png")
+
+    page.click("text=Transactions")
+    expect(page.locator(".count")).to_have_text("6 payments")
+    page.select_option("#id_payment_type", "DB")
+    page.click("button:has-text('Filter')")
+    expect(page.locator(".count")).to_have_text("3 payments")
+    screenshot(desk, "portal-transactions.png")
+    with page.expect_download() as download:
+        page.click("text=Export CSV")
+    lines = open(download.value.path(), encoding="utf-8").read().splitlines()  # noqa: SIM115
+    assert len(lines) == 4 and lines[0].startswith("created (UTC),id,")
+
+    refund = Payment.objects.get(payment_type="RF")
+    page.goto(live_server.url + "/portal/transactions/?payment_type=RF")
+    page.click("tbody a")
+    expect(page.locator("h1")).to_have_text(f"Payment {refund.pk}")
+    expect(page.locator("table.chain tbody tr")).to_have_count(2)  # the debit, its refund
+    screenshot(desk, "portal-transaction.png")
+
+    page.click("text=Sign out")
+    page.wait_for_url(live_server.url + "/portal/login/")
+    page.goto(live_server.url + "/portal/transactions/")
+    expect(page.locator("h1")).to_have_text("Sign in")
+    assert not desk.page_errors
+    outside = [r.url for r in desk.requests if not r.url.startswith(live_server.url)]
+    assert outside == []  # nothing loaded from anywhere else
