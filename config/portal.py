@@ -9,9 +9,10 @@ from django.http import HttpRequest
 from merchants import portal as merchants_portal
 from payments import portal as payments_portal
 
-MODULES = (merchants_portal, payments_portal)
+MODULES = (payments_portal, merchants_portal)  # the menu's order
 
 urlpatterns = [pattern for module in MODULES for pattern in module.urlpatterns]
+# payments' "" (the overview) first is harmless: every pattern is a distinct path
 NAV = [item for module in MODULES for item in module.NAV if item[1] != "portal:overview"]
 NAV.insert(0, ("Overview", "portal:overview"))
 

@@ -27,11 +27,14 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse_lazy
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
+from core.fields.web import LocalUrl, insecure_url_problem
 from core.schema.pages import documented, html, portal_page
 
 from .models import Merchant, PortalUser
+from .selectors import entity_by_token
+from .services import entity_rotate_token, merchant_update
 
-NAV: list[tuple[str, str]] = []  # login, logout and password are in the page header
+NAV = [("Developers", "portal:developers")]  # login, logout, password: in the page header
 
 
 def portal_merchant(request: HttpRequest) -> Merchant:
@@ -163,7 +166,85 @@ def _password_operations() -> dict[str, dict[str, Any]]:
     }
 
 
+TOKEN_MIN_LENGTH = 32
+TOKEN_MIN_DISTINCT = 16
+
+
+def token_problem(token: str) -> str:
+    """Why a token the administrator chose is not good enough, or ""."""
+    if not TOKEN_MIN_LENGTH <= len(token) <= 128:
+        return f"must have {TOKEN_MIN_LENGTH} to 128 characters"
+    if not all(33 <= ord(c) <= 126 for c in token):
+        return "may hold letters, digits and punctuation only (no spaces)"
+    if len(set(token)) < TOKEN_MIN_DISTINCT:
+        return f"is not random enough: at least {TOKEN_MIN_DISTINCT} different characters"
+    if entity_by_token(token) is not None:
+        return "is in use: choose another"
+    return ""
+
+
+def url_problem(url: str) -> str:
+    try:
+        LocalUrl().parse(url)
+    except ValueError:
+        return "must be an absolute https URL"
+    if settings.NOTIFICATION_ALLOW_INSECURE_URLS:
+        return ""
+    return insecure_url_problem(url)
+
+
+@page_methods("GET", "POST")
+@portal_view
+def developers(request: HttpRequest) -> HttpResponse:
+    """The merchant's API token (rotate: the new one shown once, on this answer only; or set one
+    of the administrator's choosing, never shown), and its notification URL."""
+    merchant: Merchant = request.merchant  # type: ignore[attr-defined]
+    context: dict[str, Any] = {"title": "Developers", "errors": {}}
+    action = request.POST.get("action") if request.method == "POST" else None
+    if action == "rotate":
+        context["new_token"] = entity_rotate_token(entity=merchant.entity)
+        messages.success(request, "A new API token: the old one no longer works.")
+    elif action == "set":
+        chosen = request.POST.get("token", "")
+        problem = token_problem(chosen)
+        if problem:
+            context["errors"]["token"] = f"The token {problem}."
+        else:
+            entity_rotate_token(entity=merchant.entity, token=chosen)
+            messages.success(request, "Your API token is set: the old one no longer works.")
+    elif action == "notification":
+        url = request.POST.get("notification_url", "").strip()
+        problem = url_problem(url) if url else ""
+        if problem:
+            context["errors"]["notification_url"] = f"The URL {problem}."
+        else:
+            merchant = merchant_update(merchant=merchant, values={"notification_url": url})
+            messages.success(request, "The notification URL is saved.")
+    merchant.entity.refresh_from_db()
+    context.update(merchant=merchant, entity=merchant.entity)
+    status = 400 if context["errors"] else 200
+    response = render(request, "portal/developers.html", context, status=status)
+    if "new_token" in context:
+        response["Cache-Control"] = "no-store"
+    return response
+
+
+def _developers_operations() -> dict[str, dict[str, Any]]:
+    page = {"200": html("The token's last four digits, the notification URL, the forms.")}
+    post = portal_page(
+        "portal_developers_post",
+        "Portal: rotate or set the API token, set the notification URL",
+        {**page, "400": html("The form again, with the problem.")},
+        form=("csrfmiddlewaretoken", "action", "token", "notification_url"),
+    )
+    return {
+        "get": portal_page("portal_developers_get", "Portal: developers", page),
+        "post": post,
+    }
+
+
 urlpatterns = [
+    path("developers/", documented(_developers_operations)(developers), name="developers"),
     path(
         "login/",
         documented(_login_operations)(page_methods("GET", "POST")(LoginView.as_view())),

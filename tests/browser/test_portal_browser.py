@@ -83,6 +83,19 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     expect(page.locator("table.chain tbody tr")).to_have_count(2)  # the debit, its refund
     screenshot(desk, "portal-transaction.png")
 
+    page.click("text=Developers")
+    page.fill("input[name=notification_url]", "https://shop.example.com/notify")
+    page.click("form:has(input[name=notification_url]) button")
+    expect(page.locator(".messages")).to_contain_text("notification URL is saved")
+    screenshot(desk, "portal-developers.png")
+    old = shop.entity.plain_token
+    page.click("#rotate")
+    new = page.locator("#new-token").inner_text()
+    client = SpecClient(old, shop.entity.entity_id, "MERCHANT")
+    inquiry = {"merchant.id": shop.merchant_id}
+    assert client.get("/pay/v3/merchant/Inquiry", inquiry).status_code == 401
+    assert client.get("/pay/v3/merchant/Inquiry", inquiry, token=new).status_code == 200
+
     page.click("text=Sign out")
     page.wait_for_url(live_server.url + "/portal/login/")
     page.goto(live_server.url + "/portal/transactions/")

@@ -4,6 +4,7 @@ another merchant, anywhere (404)."""
 
 import csv
 import io
+import re
 
 import pytest
 from django.contrib.auth.models import User
@@ -126,3 +127,47 @@ def test_another_merchants_payments_are_not_there(client, shop, other_shop):
     assert client.get(f"/portal/transactions/{theirs.pk}/").status_code == 404
     export = client.get("/portal/transactions/?export=csv")
     assert theirs.pk not in b"".join(export.streaming_content).decode()
+
+
+def merchant_inquiry(merchant, token):
+    client = SpecClient(token, merchant.entity.entity_id, "MERCHANT")
+    return client.get("/pay/v3/merchant/Inquiry", {"merchant.id": merchant.merchant_id})
+
+
+def test_the_api_token_is_rotated_or_set(client, shop, merchant):
+    old = merchant.entity.plain_token
+    assert merchant_inquiry(merchant, old).status_code == 200
+    sign_in(client, "shop-admin")
+    page = client.get("/portal/developers/").content.decode()
+    assert f"…{old[-4:]}" in page and old not in page
+    rotated = client.post("/portal/developers/", {"action": "rotate"})
+    new = re.search(r'<code id="new-token">([^<]+)</code>', rotated.content.decode()).group(1)
+    assert rotated["Cache-Control"] == "no-store"
+    assert merchant_inquiry(merchant, old).status_code == 401
+    assert merchant_inquiry(merchant, new).status_code == 200
+    assert new not in client.get("/portal/developers/").content.decode()  # shown once
+    weak = client.post("/portal/developers/", {"action": "set", "token": "a" * 40})
+    assert weak.status_code == 400 and "not random enough" in weak.content.decode()
+    short = client.post("/portal/developers/", {"action": "set", "token": "Ab1!"})
+    assert short.status_code == 400 and "32 to 128" in short.content.decode()
+    chosen = "Zq8#mW2$rT5&yU9*pL3@kH7!cV1^bN4%xJ6"
+    done = client.post("/portal/developers/", {"action": "set", "token": chosen})
+    assert done.status_code == 200 and chosen not in done.content.decode()
+    assert merchant_inquiry(merchant, new).status_code == 401
+    assert merchant_inquiry(merchant, chosen).status_code == 200
+
+
+def test_the_notification_url_is_set(client, shop, merchant, settings):
+    settings.NOTIFICATION_ALLOW_INSECURE_URLS = False
+    sign_in(client, "shop-admin")
+    refused = client.post(
+        "/portal/developers/", {"action": "notification", "notification_url": "http://10.0.0.1/n"}
+    )
+    assert refused.status_code == 400 and "https" in refused.content.decode()
+    saved = client.post(
+        "/portal/developers/",
+        {"action": "notification", "notification_url": "https://shop.example.com/notify"},
+    )
+    assert saved.status_code == 200
+    merchant.refresh_from_db()
+    assert merchant.notification_url == "https://shop.example.com/notify"
