@@ -83,6 +83,29 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     expect(page.locator("table.chain tbody tr")).to_have_count(2)  # the debit, its refund
     screenshot(desk, "portal-transaction.png")
 
+    from django.utils import timezone
+
+    from reconciliation.recon.generate import produce
+    from reconciliation.settlement import settlement_run
+
+    today = timezone.now().date()
+    settlement_run(merchant=shop, day=today)
+    produce(shop.entity, today, production=True)
+    page.click("text=Settlements")
+    expect(page.locator("tbody tr")).to_have_count(1)
+    expect(page.locator("tbody")).to_contain_text("175.00 (3)")
+    screenshot(desk, "portal-settlements.png")
+    with page.expect_download() as report:
+        page.click("tbody a:text-is('transactions')")
+    assert len(open(report.value.path(), encoding="utf-8").read().splitlines()) == 7  # noqa: SIM115
+    page.click("text=Chargebacks")
+    screenshot(desk, "portal-chargebacks.png")
+    page.click("text=Daily files")
+    with page.expect_download() as daily:
+        page.click("tbody a")
+    assert open(daily.value.path(), "rb").read().startswith(b"HRECONDT_300001")  # noqa: SIM115
+    screenshot(desk, "portal-files.png")
+
     page.click("text=Developers")
     page.fill("input[name=notification_url]", "https://shop.example.com/notify")
     page.click("form:has(input[name=notification_url]) button")

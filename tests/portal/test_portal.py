@@ -171,3 +171,40 @@ def test_the_notification_url_is_set(client, shop, merchant, settings):
     assert saved.status_code == 200
     merchant.refresh_from_db()
     assert merchant.notification_url == "https://shop.example.com/notify"
+
+
+def test_settlements_reports_chargebacks_and_daily_files(client, shop, merchant, other_shop):
+    from django.utils import timezone
+
+    from reconciliation import services
+    from reconciliation.recon.generate import produce
+    from reconciliation.settlement import settlement_run
+
+    today = timezone.now().date()
+    settlement_run(merchant=merchant, day=today)
+    sale = Payment.objects.filter(merchant=merchant, payment_type="DB", successful=True).first()
+    services.chargeback_record(
+        payment_ref=sale.pk,
+        reason_code="4853",
+        amount=sale.amount,
+        currency="EUR",
+        received_on=today,
+        actor="t",
+        note="not received",
+    )
+    mine = produce(merchant.entity, today, production=True).record
+    other, _ = other_shop
+    theirs = produce(other.entity, today, production=True).record
+    sign_in(client, "shop-admin")
+    runs = client.get("/portal/settlements/").content.decode()
+    assert f"{today:%Y-%m-%d}" in runs and "175.00 (3)" in runs
+    report = client.get(f"/portal/reports/transaction/{today:%Y-%m-%d}.csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(report.streaming_content).decode())))
+    assert len(rows) == 6 and rows[0]["merchantId"] == merchant.merchant_id
+    assert "not received" in client.get("/portal/chargebacks/").content.decode()
+    listing = client.get("/portal/files/").content.decode()
+    assert mine.name in listing and theirs.name not in listing
+    download = client.get(f"/portal/files/{mine.pk}/")
+    assert b"".join(download.streaming_content).startswith(b"HRECONDT_300001")
+    assert client.get(f"/portal/files/{theirs.pk}/").status_code == 404
+    assert client.get(f"/portal/reports/daily/{today:%Y-%m-%d}.csv").status_code == 404
