@@ -2,13 +2,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from config import portal
+from config import dashboard, portal
 from core import views as core_views
 from core.urls import api_catch_all
 
 urlpatterns = [
     path("", core_views.home, name="home"),
     path("healthz", core_views.healthz, name="healthz"),
+    path("admin/", dashboard.index, name="admin-dashboard"),  # the admin's index, with figures
     path("admin/", admin.site.urls),
     path("portal/", include((portal.urlpatterns, "portal"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -16,6 +16,7 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
+from oauth2_provider.models import get_grant_model, get_id_token_model, get_refresh_token_model
 
 from .models import OOBAuthentication, OTPChallenge, RequestorProfile, UsedAssertion
 from .protocol import requestors
@@ -167,3 +168,10 @@ class OTPChallengeAdmin(_ReadOnly):
     search_fields = ("=id", "transaction_id", "card_reference")
     exclude = ("code_hash",)
     date_hierarchy = "created_at"
+
+
+# The OAuth toolkit's grants, ID tokens and refresh tokens: the issuer protocol issues none
+# (client credentials only); staff have nothing to see there.
+for _model in (get_grant_model(), get_id_token_model(), get_refresh_token_model()):
+    if admin.site.is_registered(_model):
+        admin.site.unregister(_model)

@@ -99,6 +99,7 @@ class OOBAuthentication(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = "out-of-band authentication"
         indexes = [models.Index(fields=["status", "expires_at"], name="oob_status_expiry")]
         constraints = [
             models.UniqueConstraint(

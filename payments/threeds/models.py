@@ -100,6 +100,7 @@ class ThreeDSAuthentication(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = "3-D Secure authentication"
         indexes = [models.Index(fields=["state", "expires_at"])]
 
     def __str__(self) -> str:

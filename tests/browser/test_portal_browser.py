@@ -126,3 +126,16 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     assert not desk.page_errors
     outside = [r.url for r in desk.requests if not r.url.startswith(live_server.url)]
     assert outside == []  # nothing loaded from anywhere else
+
+
+def test_staff_open_the_admin_on_the_dashboard(live_server: Any, desk: Tab, shop: Any) -> None:
+    User.objects.create_superuser("staff", password=PASSWORD)
+    page = desk.page
+    page.goto(live_server.url + "/admin/")
+    page.fill("#id_username", "staff")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    expect(page.locator(".staff-dashboard")).to_contain_text("175.00 EUR (3)")
+    expect(page.locator(".staff-dashboard")).to_contain_text("800.100.203")
+    screenshot(desk, "admin-dashboard.png")
+    assert not desk.page_errors

@@ -208,3 +208,22 @@ def test_settlements_reports_chargebacks_and_daily_files(client, shop, merchant,
     assert b"".join(download.streaming_content).startswith(b"HRECONDT_300001")
     assert client.get(f"/portal/files/{theirs.pk}/").status_code == 404
     assert client.get(f"/portal/reports/daily/{today:%Y-%m-%d}.csv").status_code == 404
+
+
+def test_the_admin_opens_with_a_dashboard(admin_client, shop, merchant):
+    from django.utils import timezone
+
+    from reconciliation.settlement import settlement_run
+
+    settlement_run(merchant=merchant, day=timezone.now().date())
+    page = admin_client.get("/admin/").content.decode()
+    assert "Approval rate" in page and "175.00 EUR (3)" in page
+    assert "800.100.203" in page  # the decline of the day
+    assert "Failed notifications" in page and "Open chargebacks" in page
+    assert "Settlement runs" in page and "Recon files" in page  # the app list follows
+
+
+def test_the_dashboard_is_for_staff_only(client, shop):
+    sign_in(client, "shop-admin")  # a portal user is no staff
+    response = client.get("/admin/")
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
