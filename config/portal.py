@@ -9,8 +9,16 @@ from django.http import HttpRequest
 from merchants import portal as merchants_portal
 from payments import portal as payments_portal
 from reconciliation import portal as reconciliation_portal
+from terminals import portal as terminals_portal
+from tokenization import portal as tokenization_portal
 
-MODULES = (payments_portal, reconciliation_portal, merchants_portal)  # the menu's order
+MODULES = (
+    payments_portal,
+    tokenization_portal,
+    reconciliation_portal,
+    terminals_portal,
+    merchants_portal,
+)  # the menu's order
 
 urlpatterns = [pattern for module in MODULES for pattern in module.urlpatterns]
 # payments' "" (the overview) first is harmless: every pattern is a distinct path

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
+from django.core.paginator import Paginator
 from django.http import (
     Http404,
     HttpRequest,
@@ -164,6 +165,27 @@ def _password_operations() -> dict[str, dict[str, Any]]:
             form=("csrfmiddlewaretoken", "old_password", "new_password1", "new_password2"),
         ),
     }
+
+
+def list_operations(operation_id: str, summary: str, what: str) -> Any:
+    """The OpenAPI operations of a portal list page (GET, `page` in the query)."""
+
+    def operations() -> dict[str, dict[str, Any]]:
+        parameters = [
+            {"name": "page", "in": "query", "required": False, "schema": {"type": "string"}}
+        ]
+        return {
+            "get": portal_page(operation_id, summary, {"200": html(what)}, parameters=parameters)
+        }
+
+    return operations
+
+
+def list_page(
+    request: HttpRequest, queryset: Any, template: str, title: str, per_page: int = 50
+) -> HttpResponse:
+    page = Paginator(queryset, per_page).get_page(request.GET.get("page"))
+    return render(request, template, {"title": title, "page": page})
 
 
 TOKEN_MIN_LENGTH = 32

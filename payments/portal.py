@@ -12,6 +12,7 @@ from typing import Any
 
 import django_filters
 import pygal
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
@@ -22,18 +23,25 @@ from django.http import (
     HttpResponseBase,
     StreamingHttpResponse,
 )
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from pygal.style import Style
 
+from core.errors import ApplicationError
 from core.schema.pages import documented, hex_id_parameter, html, portal_page
-from merchants.portal import page_methods, portal_view
+from merchants.portal import list_operations, list_page, page_methods, portal_view
 
 from .models import Payment, PaymentType
+from .registrations.models import Registration
+from .registrations.services import registration_deregister
 
-NAV = [("Overview", "portal:overview"), ("Transactions", "portal:transactions")]
+NAV = [
+    ("Overview", "portal:overview"),
+    ("Transactions", "portal:transactions"),
+    ("Stored cards", "portal:registrations"),
+]
 SALES = (PaymentType.DB, PaymentType.CP)
 DECIDED = (PaymentType.PA, PaymentType.DB)  # the payments an issuer approves or declines
 CHART_STYLE = Style(
@@ -320,7 +328,55 @@ def _transaction_operations() -> dict[str, dict[str, Any]]:
     }
 
 
+@page_methods("GET")
+@portal_view
+def registrations(request: HttpRequest) -> HttpResponse:
+    merchant = request.merchant  # type: ignore[attr-defined]
+    stored = Registration.objects.filter(merchant=merchant).order_by("-created_at", "-pk")
+    return list_page(request, stored, "portal/registrations.html", "Stored cards")
+
+
+@page_methods("POST")
+@portal_view
+def deregister(request: HttpRequest, registration_id: str) -> HttpResponseBase:
+    """Destroy a stored card of the merchant's (another's: 404), as DELETE /registrations/{id}."""
+    merchant = request.merchant  # type: ignore[attr-defined]
+    try:
+        registration_deregister(entity=merchant.entity, registration_id=registration_id)
+    except ApplicationError as exc:
+        if exc.http_status == 404:
+            raise Http404("no such stored card") from None
+        messages.error(request, f"Not deregistered: {exc.description}.")
+    else:
+        messages.success(request, "The stored card is deregistered: it can no longer pay.")
+    return redirect("portal:registrations")
+
+
+def _deregister_operations() -> dict[str, dict[str, Any]]:
+    return {
+        "post": portal_page(
+            "portal_deregister",
+            "Portal: deregister a stored card",
+            {},
+            parameters=[hex_id_parameter("registration_id", "The registration's id.")],
+            form=("csrfmiddlewaretoken",),
+        )
+    }
+
+
 urlpatterns = [
+    path(
+        "registrations/",
+        documented(
+            list_operations("portal_registrations", "Portal: stored cards", "The stored cards.")
+        )(registrations),
+        name="registrations",
+    ),
+    path(
+        "registrations/<hexid:registration_id>/deregister/",
+        documented(_deregister_operations)(deregister),
+        name="deregister",
+    ),
     path("", documented(_overview_operations)(overview), name="overview"),
     path(
         "transactions/",

@@ -11,7 +11,7 @@ from merchants.models import PortalUser
 from payments.models import Payment
 from tests.browser.conftest import Tab, screenshot
 from tests.conftest import SpecClient, code
-from tests.factories import MerchantFactory
+from tests.factories import MerchantFactory, TerminalFactory
 from tests.payments.conftest import MASTER, NO_FUNDS, Payer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -44,6 +44,8 @@ def shop() -> Any:
     assert code(payer.ref("RF", sale, "20.00")) == "000.000.000"
     payer.pay("DB", "50.00", number=MASTER)
     payer.pay("DB", "10.00", number=NO_FUNDS)
+    payer.pay("DB", "12.00", createRegistration="true")
+    TerminalFactory(merchant=merchant)
     authorization = payer.pay("PA", "40.00").json()["id"]
     assert code(payer.ref("CP", authorization, "25.00")) == "000.000.000"
     user = User.objects.create_user("shop-admin", password=PASSWORD)
@@ -62,19 +64,19 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     page.wait_for_url(live_server.url + "/portal/")
     expect(page.locator("h1")).to_have_text("Overview")
     expect(page.locator("figure svg")).to_have_count(4)
-    expect(page.locator(".figures").first).to_contain_text("175.00 EUR")
+    expect(page.locator(".figures").first).to_contain_text("187.00 EUR")
     screenshot(desk, "portal-overview.png")
 
     page.click("text=Transactions")
-    expect(page.locator(".count")).to_have_text("6 payments")
+    expect(page.locator(".count")).to_have_text("7 payments")
     page.select_option("#id_payment_type", "DB")
     page.click("button:has-text('Filter')")
-    expect(page.locator(".count")).to_have_text("3 payments")
+    expect(page.locator(".count")).to_have_text("4 payments")
     screenshot(desk, "portal-transactions.png")
     with page.expect_download() as download:
         page.click("text=Export CSV")
     lines = open(download.value.path(), encoding="utf-8").read().splitlines()  # noqa: SIM115
-    assert len(lines) == 4 and lines[0].startswith("created (UTC),id,")
+    assert len(lines) == 5 and lines[0].startswith("created (UTC),id,")
 
     refund = Payment.objects.get(payment_type="RF")
     page.goto(live_server.url + "/portal/transactions/?payment_type=RF")
@@ -93,11 +95,11 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     produce(shop.entity, today, production=True)
     page.click("text=Settlements")
     expect(page.locator("tbody tr")).to_have_count(1)
-    expect(page.locator("tbody")).to_contain_text("175.00 (3)")
+    expect(page.locator("tbody")).to_contain_text("187.00 (4)")
     screenshot(desk, "portal-settlements.png")
     with page.expect_download() as report:
         page.click("tbody a:text-is('transactions')")
-    assert len(open(report.value.path(), encoding="utf-8").read().splitlines()) == 7  # noqa: SIM115
+    assert len(open(report.value.path(), encoding="utf-8").read().splitlines()) == 8  # noqa: SIM115
     page.click("text=Chargebacks")
     screenshot(desk, "portal-chargebacks.png")
     page.click("text=Daily files")
@@ -105,6 +107,15 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
         page.click("tbody a")
     assert open(daily.value.path(), "rb").read().startswith(b"HRECONDT_300001")  # noqa: SIM115
     screenshot(desk, "portal-files.png")
+
+    for label, name in (
+        ("Stored cards", "portal-registrations.png"),
+        ("Scheme tokens", "portal-tokens.png"),
+        ("Terminals", "portal-terminals.png"),
+    ):
+        page.click(f".bar nav >> text={label}")
+        expect(page.locator("h1")).to_have_text(label)
+        screenshot(desk, name)
 
     page.click("text=Developers")
     page.fill("input[name=notification_url]", "https://shop.example.com/notify")
@@ -135,7 +146,7 @@ def test_staff_open_the_admin_on_the_dashboard(live_server: Any, desk: Tab, shop
     page.fill("#id_username", "staff")
     page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
-    expect(page.locator(".staff-dashboard")).to_contain_text("175.00 EUR (3)")
+    expect(page.locator(".staff-dashboard")).to_contain_text("187.00 EUR (4)")
     expect(page.locator(".staff-dashboard")).to_contain_text("800.100.203")
     screenshot(desk, "admin-dashboard.png")
     assert not desk.page_errors

@@ -227,3 +227,28 @@ def test_the_dashboard_is_for_staff_only(client, shop):
     sign_in(client, "shop-admin")  # a portal user is no staff
     response = client.get("/admin/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_stored_cards_tokens_and_terminals(client, shop, merchant, payer, other_shop):
+    from payments.registrations.models import Registration
+    from tests.factories import TerminalFactory
+
+    stored = payer.pay("DB", "10.00", createRegistration="true").json()["registrationId"]
+    TerminalFactory(merchant=merchant)
+    other, _ = other_shop
+    theirs = (
+        Payer(SpecClient(other.entity.plain_token, other.entity.entity_id, "MERCHANT"), other)
+        .pay("DB", "10.00", createRegistration="true")
+        .json()["registrationId"]
+    )
+    sign_in(client, "shop-admin")
+    page = client.get("/portal/registrations/").content.decode()
+    assert "420000******0000" in page and "Deregister" in page
+    assert client.post(f"/portal/registrations/{theirs}/deregister/").status_code == 404
+    assert Registration.objects.get(pk=theirs).status == "ACTIVE"
+    done = client.post(f"/portal/registrations/{stored}/deregister/", follow=True)
+    assert "deregistered" in done.content.decode()
+    assert Registration.objects.get(pk=stored).status == "DEREGISTERED"
+    assert "No scheme tokens" in client.get("/portal/tokens/").content.decode()
+    terminals = client.get("/portal/terminals/").content.decode()
+    assert merchant.terminals.get().terminal_id in terminals
