@@ -43,20 +43,25 @@ RESULTS = _BENCH / "results"
 MERCHANT_ID = "99000002"  # its own merchant: the day is rewritten at will
 
 
-def recon_merchant() -> Any:
+def own_merchant(merchant_id: str, name: str, business: str) -> Any:
+    """A merchant of the bench participator that one benchmark keeps to itself."""
     from demo.management.commands.seed_demo import MERCHANT_VALUES
     from merchants.models import Entity, Merchant
     from merchants.services import merchant_create
 
-    merchant = Merchant.objects.filter(merchant_id=MERCHANT_ID).first()
+    merchant = Merchant.objects.filter(merchant_id=merchant_id).first()
     if merchant is None:
         merchant, _ = merchant_create(
             participator=Entity.objects.get(entity_id=PARTICIPATOR_ID),
-            merchant_id=MERCHANT_ID,
-            values={**MERCHANT_VALUES, "name": "Bench Recon GmbH", "business": "BENCH RECON"},
+            merchant_id=merchant_id,
+            values={**MERCHANT_VALUES, "name": name, "business": business},
             changed_by="bench",
         )
     return merchant
+
+
+def recon_merchant() -> Any:
+    return own_merchant(MERCHANT_ID, "Bench Recon GmbH", "BENCH RECON")
 
 
 # Columns that vary per row (i = 1..N), as SQL over generate_series(1, N) AS i.
@@ -84,6 +89,48 @@ VARYING = {
 }
 
 
+def insert_payments(
+    cursor: Any,
+    merchant: Any,
+    start: Any,
+    end: Any,
+    count: int,
+    overrides: dict[str, str] | None = None,
+) -> None:
+    """N payments of `merchant` spread evenly over [start, end), in one INSERT ... SELECT
+    generate_series: every column of the model, VARYING (with `overrides`) per row, the others
+    the model's defaults."""
+    from django.db import connection
+
+    from payments.models import Payment
+
+    varying = {**VARYING, **(overrides or {})}
+    constant: dict[str, Any] = {
+        "merchant_id": merchant.pk,
+        "entity_id": merchant.entity_id,
+        "entity_type": "MERCHANT",
+    }
+    columns: list[str] = []
+    values: list[str] = []
+    params: dict[str, Any] = {}
+    for field in Payment._meta.concrete_fields:
+        column = str(field.column)
+        columns.append(column)
+        if field.name in varying:
+            values.append(varying[field.name])
+            continue
+        value = constant.get(column, field.get_default())
+        params[column] = field.get_db_prep_save(value, connection)
+        values.append(f"%({column})s")
+    params["start"] = start.isoformat()
+    params["step"] = int((end - start).total_seconds() * 1_000_000 // (count + 1))
+    cursor.execute(
+        f"INSERT INTO {Payment._meta.db_table} ({', '.join(columns)}) "  # noqa: S608
+        f"SELECT {', '.join(values)} FROM generate_series(1, {int(count)}) AS i",
+        params,
+    )
+
+
 def fill(day: date, count: int) -> None:
     """N payments of the bench merchant in the business day `day`, and a settlement item each."""
     from django.db import connection, transaction
@@ -100,25 +147,6 @@ def fill(day: date, count: int) -> None:
     if existing == count:
         print(f"the day holds {count} payments already")
         return
-    constant: dict[str, Any] = {
-        "merchant_id": merchant.pk,
-        "entity_id": merchant.entity_id,
-        "entity_type": "MERCHANT",
-    }
-    columns: list[str] = []
-    values: list[str] = []
-    params: dict[str, Any] = {}
-    for field in Payment._meta.concrete_fields:
-        column = str(field.column)
-        columns.append(column)
-        if field.name in VARYING:
-            values.append(VARYING[field.name])
-            continue
-        value = constant.get(column, field.get_default())
-        params[column] = field.get_db_prep_save(value, connection)
-        values.append(f"%({column})s")
-    params["start"] = start.isoformat()
-    params["step"] = int((end - start).total_seconds() * 1_000_000 // (count + 1))
     began = time.perf_counter()
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
@@ -130,11 +158,7 @@ def fill(day: date, count: int) -> None:
         cursor.execute(
             f"DELETE FROM {Payment._meta.db_table} WHERE merchant_id = %s", [merchant.pk]
         )
-        cursor.execute(
-            f"INSERT INTO {Payment._meta.db_table} ({', '.join(columns)}) "  # noqa: S608
-            f"SELECT {', '.join(values)} FROM generate_series(1, {int(count)}) AS i",
-            params,
-        )
+        insert_payments(cursor, merchant, start, end, count)
         run = SettlementRun.objects.create(merchant=merchant, day=day, currency="EUR")
         cursor.execute(
             f"INSERT INTO {SettlementItem._meta.db_table} "  # noqa: S608
