@@ -29,11 +29,13 @@ from django.urls import path, reverse_lazy
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
 from core.fields.web import LocalUrl, insecure_url_problem
+from core.models import OutboxMessage
+from core.outbox import redeliver
 from core.schema.pages import documented, html, portal_page
 
 from .models import Merchant, PortalUser
 from .selectors import entity_by_token
-from .services import entity_rotate_token, merchant_update
+from .services import entity_rotate_token, merchant_update, notification_test
 
 NAV = [("Developers", "portal:developers")]  # login, logout, password: in the page header
 
@@ -215,6 +217,13 @@ def url_problem(url: str) -> str:
     return insecure_url_problem(url)
 
 
+def deliveries_of(merchant: Merchant) -> Any:
+    """The merchant's outbound notifications, newest first (their credential is its entity)."""
+    return OutboxMessage.objects.filter(credential=str(merchant.entity_id)).order_by(
+        "-created_at", "-pk"
+    )
+
+
 @page_methods("GET", "POST")
 @portal_view
 def developers(request: HttpRequest) -> HttpResponse:
@@ -234,6 +243,19 @@ def developers(request: HttpRequest) -> HttpResponse:
         else:
             entity_rotate_token(entity=merchant.entity, token=chosen)
             messages.success(request, "Your API token is set: the old one no longer works.")
+    elif action == "test":
+        try:
+            notification_test(merchant=merchant)
+        except ValueError as exc:
+            messages.error(request, f"No test notification: {exc}.")
+        else:
+            messages.success(request, "A test notification is on its way: see the deliveries.")
+    elif action == "redeliver":
+        event_id = request.POST.get("event_id", "")
+        if not deliveries_of(merchant).filter(pk=event_id).exists():
+            raise Http404("no such notification")
+        redeliver(event_id=event_id, actor=f"portal:{request.user.get_username()}")
+        messages.success(request, "The notification will be delivered again now.")
     elif action == "notification":
         url = request.POST.get("notification_url", "").strip()
         problem = url_problem(url) if url else ""
@@ -243,7 +265,11 @@ def developers(request: HttpRequest) -> HttpResponse:
             merchant = merchant_update(merchant=merchant, values={"notification_url": url})
             messages.success(request, "The notification URL is saved.")
     merchant.entity.refresh_from_db()
-    context.update(merchant=merchant, entity=merchant.entity)
+    context.update(
+        merchant=merchant,
+        entity=merchant.entity,
+        deliveries=deliveries_of(merchant).prefetch_related("deliveries")[:20],
+    )
     status = 400 if context["errors"] else 200
     response = render(request, "portal/developers.html", context, status=status)
     if "new_token" in context:
@@ -257,7 +283,7 @@ def _developers_operations() -> dict[str, dict[str, Any]]:
         "portal_developers_post",
         "Portal: rotate or set the API token, set the notification URL",
         {**page, "400": html("The form again, with the problem.")},
-        form=("csrfmiddlewaretoken", "action", "token", "notification_url"),
+        form=("csrfmiddlewaretoken", "action", "token", "notification_url", "event_id"),
     )
     return {
         "get": portal_page("portal_developers_get", "Portal: developers", page),

@@ -136,17 +136,19 @@ def _pretty_json(value: Any) -> SafeString:
 class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """Payments as stored, for support and investigation; nothing is written from here."""
 
+    # What staff look for first, and narrow enough for a 1280-pixel screen: the type as its
+    # code, the amount with its currency, the result, the masked card.
     list_display = (
-        "id",
-        "created_at",
-        "merchant_display",
-        "payment_type",
-        "amount",
-        "currency",
+        "short_id",
+        "created_display",
+        "type_code",
+        "amount_display",
         "result_display",
         "card_display",
+        "merchant_display",
         "merchant_transaction_id",
     )
+    list_display_links = ("short_id",)
     list_filter = (
         "payment_type",
         ResultFamilyFilter,
@@ -250,6 +252,22 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
     readonly_fields = flatten_fieldsets(fieldsets)
 
     # --- columns ---------------------------------------------------------------------------
+
+    @admin.display(description="id", ordering="pk")
+    def short_id(self, obj: Payment) -> str:
+        return f"{obj.pk[:10]}…"
+
+    @admin.display(description="created (UTC)", ordering="created_at")
+    def created_display(self, obj: Payment) -> str:
+        return f"{obj.created_at:%Y-%m-%d %H:%M:%S}"
+
+    @admin.display(description="type", ordering="payment_type")
+    def type_code(self, obj: Payment) -> str:
+        return obj.payment_type
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_display(self, obj: Payment) -> str:
+        return "" if obj.amount is None else f"{obj.amount} {obj.currency}"
 
     @admin.display(description="merchant", ordering="merchant__merchant_id")
     def merchant_display(self, obj: Payment) -> str:

@@ -130,6 +130,10 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     assert client.get("/pay/v3/merchant/Inquiry", inquiry).status_code == 401
     assert client.get("/pay/v3/merchant/Inquiry", inquiry, token=new).status_code == 200
 
+    page.click("text=Password")
+    expect(page.locator("h1")).to_have_text("Change password")
+    screenshot(desk, "portal-password.png")
+
     page.click("text=Sign out")
     page.wait_for_url(live_server.url + "/portal/login/")
     page.goto(live_server.url + "/portal/transactions/")
@@ -149,4 +153,29 @@ def test_staff_open_the_admin_on_the_dashboard(live_server: Any, desk: Tab, shop
     expect(page.locator(".staff-dashboard")).to_contain_text("187.00 EUR (4)")
     expect(page.locator(".staff-dashboard")).to_contain_text("800.100.203")
     screenshot(desk, "admin-dashboard.png")
+    page.goto(live_server.url + "/admin/payments/payment/")
+    expect(page.locator("#result_list tbody tr")).to_have_count(7)
+    screenshot(desk, "admin-payments.png")
+    assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"]  # fits
     assert not desk.page_errors
+
+
+def test_another_merchants_user_sees_none_of_it(live_server: Any, desk: Tab, shop: Any) -> None:
+    other = MerchantFactory()
+    user = User.objects.create_user("other-admin", password=PASSWORD)
+    PortalUser.objects.create(user=user, merchant=other)
+    page = desk.page
+    page.goto(live_server.url + "/portal/login/")
+    page.fill("#id_username", "other-admin")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(live_server.url + "/portal/")
+    page.goto(live_server.url + "/portal/transactions/")
+    expect(page.locator(".count")).to_have_text("0 payments")
+    for payment in Payment.objects.filter(merchant=shop):
+        response = page.goto(f"{live_server.url}/portal/transactions/{payment.pk}/")
+        assert response is not None and response.status == 404
+    stored = shop.registrations.get()
+    answer = page.request.post(f"{live_server.url}/portal/registrations/{stored.pk}/deregister/")
+    assert answer.status in (403, 404)  # no CSRF token from a page of its own: refused either way
+    assert shop.registrations.get().status == "ACTIVE"

@@ -252,3 +252,75 @@ def test_stored_cards_tokens_and_terminals(client, shop, merchant, payer, other_
     assert "No scheme tokens" in client.get("/portal/tokens/").content.decode()
     terminals = client.get("/portal/terminals/").content.decode()
     assert merchant.terminals.get().terminal_id in terminals
+
+
+@pytest.fixture
+def eager():
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = previous
+
+
+def test_a_test_notification_and_the_delivery_log(
+    client, shop, merchant, settings, eager, django_capture_on_commit_callbacks
+):
+    from core.models import OutboxMessage
+    from tests.tokenization.test_notifications import Receiver
+
+    settings.NOTIFICATION_ALLOW_INSECURE_URLS = True
+    receiver = Receiver(statuses=[500])
+    try:
+        sign_in(client, "shop-admin")
+        none = client.post("/portal/developers/", {"action": "test"}, follow=True)
+        assert "No test notification: no notification URL is set" in none.content.decode()
+        client.post(
+            "/portal/developers/", {"action": "notification", "notification_url": receiver.url}
+        )
+        with django_capture_on_commit_callbacks(execute=True):  # delivered after commit
+            client.post("/portal/developers/", {"action": "test"})
+        page = client.get("/portal/developers/").content.decode()
+        assert "merchant.test" in page and "500 in" in page  # refused once, retried later
+        [sent] = receiver.requests
+        assert sent["body"]["test"] is True
+        assert sent["headers"]["Authorization"] == f"Bearer {merchant.entity.plain_token}"
+        message = OutboxMessage.objects.get()
+        with django_capture_on_commit_callbacks(execute=True):
+            client.post("/portal/developers/", {"action": "redeliver", "event_id": message.pk})
+        assert len(receiver.requests) == 2
+        assert OutboxMessage.objects.get().status == "DELIVERED"
+        other = client.post("/portal/developers/", {"action": "redeliver", "event_id": "f" * 32})
+        assert other.status_code == 404
+    finally:
+        receiver.close()
+
+
+def test_every_portal_url_with_another_merchants_ids_is_404(client, shop, other_shop):
+    """Every portal path that names an object, tried with the other merchant's: 404 each; a
+    new such path must be added here (the set of names is compared)."""
+    from django.urls import reverse
+    from django.utils import timezone
+
+    from config.portal import urlpatterns
+    from reconciliation.recon.generate import produce
+
+    other, _ = other_shop
+    theirs = Payer(SpecClient(other.entity.plain_token, other.entity.entity_id, "MERCHANT"), other)
+    registration = theirs.pay("DB", "10.00", createRegistration="true").json()["registrationId"]
+    payment = Payment.objects.filter(merchant=other).first()
+    their_file = produce(other.entity, timezone.now().date(), production=True).record
+    tried = {
+        "transaction": ("get", {"payment_id": payment.pk}),
+        "deregister": ("post", {"registration_id": registration}),
+        "file": ("get", {"file_id": their_file.pk}),
+    }
+    naming = {p.name for p in urlpatterns if p.pattern.converters} - {"report"}  # no ids
+    assert naming == set(tried)
+    sign_in(client, "shop-admin")
+    for name, (method, kwargs) in tried.items():
+        response = getattr(client, method)(reverse(f"portal:{name}", kwargs=kwargs))
+        assert response.status_code == 404, name
