@@ -89,6 +89,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "merchants.portal.locked_out"
 AXES_VERBOSE = False
+# An authorization hold on a card's ledger account stops counting after this many hours unless
+# it says otherwise (issuer ledger).
+LEDGER_HOLD_LIFETIME_HOURS = env.int("LEDGER_HOLD_LIFETIME_HOURS", default=168)
 # The merchant portal's session ends after this many seconds without a request.
 PORTAL_SESSION_SECONDS = env.int("PORTAL_SESSION_SECONDS", default=1800)
 

@@ -161,3 +161,18 @@ class OTPChallenge(models.Model):
     @property
     def attempts_left(self) -> int:
         return max(0, self.MAX_ATTEMPTS - self.attempts)
+
+
+from .ledger.models import AccountKind, Entry, Hold, Journal, LedgerAccount  # noqa: E402
+
+__all__ = [
+    "AccountKind",
+    "Entry",
+    "Hold",
+    "Journal",
+    "LedgerAccount",
+    "OOBAuthentication",
+    "OTPChallenge",
+    "RequestorProfile",
+    "UsedAssertion",
+]

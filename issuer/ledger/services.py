@@ -1,0 +1,113 @@
+"""Posting to the ledger, and holds.
+
+| use case | function |
+|---|---|
+| move money (a journal of balanced entries) | `post` |
+| set money aside / release it | `hold_place`, `hold_release` |
+| what an account may still spend | `available` |
+
+Every account a journal or hold touches is locked (in pk order, so two movements never wait
+for each other in a circle) before its balance is read and written; a prepaid account never
+goes below its holds' total nor below zero (`InsufficientFunds`)."""
+
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from .models import Entry, Hold, Journal, LedgerAccount
+
+
+class Unbalanced(ValueError):
+    """A journal whose entries do not sum to zero in a currency."""
+
+
+class InsufficientFunds(ValueError):
+    """An account that may not go below zero (or below its holds) would."""
+
+
+def _lock(accounts: Iterable[LedgerAccount]) -> dict[int, LedgerAccount]:
+    pks = sorted({account.pk for account in accounts})
+    locked = LedgerAccount.objects.select_for_update().filter(pk__in=pks).order_by("pk")
+    return {account.pk: account for account in locked}
+
+
+def held(account: LedgerAccount, now: datetime | None = None) -> Decimal:
+    """The total of the account's holds that still count at `now` (not released, not expired)."""
+    total = Hold.objects.filter(
+        account=account, released_at__isnull=True, expires_at__gt=now or timezone.now()
+    ).aggregate(total=Sum("amount"))["total"]
+    return total or Decimal(0)
+
+
+def available(account: LedgerAccount, now: datetime | None = None) -> Decimal:
+    """Ledger balance less the holds that count."""
+    return account.balance - held(account, now)
+
+
+def post(
+    *, kind: str, lines: list[tuple[LedgerAccount, Decimal]], description: str = ""
+) -> Journal:
+    """One journal of `lines` (account, signed amount), which must sum to zero per currency."""
+    sums: dict[str, Decimal] = defaultdict(Decimal)
+    for account, amount in lines:
+        if amount == 0:
+            raise Unbalanced("an entry of 0 moves nothing")
+        sums[account.currency] += amount
+    unbalanced = {currency: total for currency, total in sums.items() if total != 0}
+    if unbalanced:
+        raise Unbalanced(f"the entries do not sum to zero: {unbalanced}")
+    with transaction.atomic():
+        locked = _lock(account for account, _ in lines)
+        change: dict[int, Decimal] = defaultdict(Decimal)
+        for account, amount in lines:
+            change[account.pk] += amount
+        for pk, delta in change.items():
+            account = locked[pk]
+            if not account.allow_negative and delta < 0 and available(account) + delta < 0:
+                raise InsufficientFunds(f"{account} cannot pay {-delta}")
+        journal = Journal.objects.create(kind=kind, description=description)
+        Entry.objects.bulk_create(
+            Entry(
+                journal=journal,
+                account=locked[account.pk],
+                currency=account.currency,
+                amount=amount,
+            )
+            for account, amount in lines
+        )
+        for pk, delta in change.items():
+            account = locked[pk]
+            account.balance += delta
+            account.save(update_fields=["balance"])
+    return journal
+
+
+def hold_place(
+    *, account: LedgerAccount, amount: Decimal, reason: str = "", expires_at: datetime | None = None
+) -> Hold:
+    """Set `amount` aside on `account` (an authorization), until `expires_at` (by default the
+    LEDGER_HOLD_LIFETIME_HOURS setting from now)."""
+    if amount <= 0:
+        raise ValueError("a hold is more than 0")
+    expiry = expires_at or timezone.now() + timedelta(hours=settings.LEDGER_HOLD_LIFETIME_HOURS)
+    with transaction.atomic():
+        locked = _lock([account])[account.pk]
+        if not locked.allow_negative and available(locked) < amount:
+            raise InsufficientFunds(f"{locked} cannot hold {amount}")
+        return Hold.objects.create(account=locked, amount=amount, reason=reason, expires_at=expiry)
+
+
+def hold_release(*, hold: Hold) -> Hold:
+    with transaction.atomic():
+        _lock([hold.account])
+        locked = Hold.objects.select_for_update().get(pk=hold.pk)
+        if locked.released_at is None:
+            locked.released_at = timezone.now()
+            locked.save(update_fields=["released_at"])
+    return locked
