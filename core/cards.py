@@ -66,5 +66,11 @@ def fingerprint(pan: str) -> str:
     return hmac.new(key, pan.encode(), hashlib.sha256).hexdigest()
 
 
+def masked_parts(card_bin: str, last4: str) -> str:
+    """A stored card shown from its kept parts: the first six and last four digits around six
+    asterisks ("" when they are not known)."""
+    return f"{card_bin}******{last4}" if card_bin and last4 else ""
+
+
 def masked(pan: str) -> str:
     return f"{pan[:6]}{'*' * (len(pan) - 10)}{pan[-4:]}"

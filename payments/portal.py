@@ -4,7 +4,6 @@
 Aggregates run in the database; charts are SVG drawn on the server (pygal, no script, nothing
 loaded from the network)."""
 
-import csv
 from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
@@ -21,7 +20,6 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseBase,
-    StreamingHttpResponse,
 )
 from django.shortcuts import redirect, render
 from django.urls import path
@@ -29,6 +27,8 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from pygal.style import Style
 
+from core.cards import masked_parts
+from core.csvstream import csv_lines, csv_response
 from core.errors import ApplicationError
 from core.schema.pages import documented, hex_id_parameter, html, portal_page
 from merchants.portal import list_operations, list_page, page_methods, portal_view
@@ -206,19 +206,14 @@ CSV_COLUMNS = (
 
 
 def masked(payment: Payment) -> str:
-    return f"{payment.card_bin}******{payment.card_last4}" if payment.card_last4 else ""
-
-
-class _Line:
-    def write(self, text: str) -> str:
-        return text
+    return masked_parts(payment.card_bin, payment.card_last4)
 
 
 def _csv(payments: QuerySet[Payment]) -> Iterator[str]:
-    writer = csv.writer(_Line())
-    yield writer.writerow([name for name, _ in CSV_COLUMNS])
-    for payment in payments.iterator(chunk_size=2000):
-        yield writer.writerow([value(payment) for _, value in CSV_COLUMNS])
+    return csv_lines(
+        [name for name, _ in CSV_COLUMNS],
+        ([value(p) for _, value in CSV_COLUMNS] for p in payments.iterator(chunk_size=2000)),
+    )
 
 
 @page_methods("GET")
@@ -233,11 +228,7 @@ def transactions(request: HttpRequest) -> HttpResponseBase:
     found = PaymentFilter(request.GET, queryset=mine)
     payments = found.qs
     if request.GET.get("export") == "csv":
-        response = StreamingHttpResponse(_csv(payments), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = (
-            f'attachment; filename="transactions-{merchant.merchant_id}.csv"'
-        )
-        return response
+        return csv_response(_csv(payments), f"transactions-{merchant.merchant_id}.csv")
     page = Paginator(payments, 50).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)

@@ -2,21 +2,19 @@
 and the merchant entity's daily reconciliation files to download. Only the signed-in user's
 merchant's (another's file or run is 404)."""
 
-import csv
-from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import Any
 
-from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
-from django.shortcuts import render
 from django.urls import path
 
+from core.csvstream import csv_response
 from core.schema.pages import documented, html, portal_page
-from merchants.portal import page_methods, portal_view
+from merchants.portal import list_operations, list_page, page_methods, portal_view
 
 from . import reports
+from .api.records import COLUMNS, records_csv
 from .models import Chargeback, ReconFile, SettlementRun
 from .recon.generate import storage
 
@@ -37,8 +35,7 @@ REPORTS = {
 def settlements(request: HttpRequest) -> HttpResponse:
     merchant = request.merchant  # type: ignore[attr-defined]
     runs = SettlementRun.objects.filter(merchant=merchant).order_by("-day")
-    page = Paginator(runs, 31).get_page(request.GET.get("page"))
-    return render(request, "portal/settlements.html", {"title": "Settlements", "page": page})
+    return list_page(request, runs, "portal/settlements.html", "Settlements", per_page=31)
 
 
 @page_methods("GET")
@@ -50,22 +47,7 @@ def chargebacks(request: HttpRequest) -> HttpResponse:
         .select_related("payment")
         .order_by("-received_on", "-pk")
     )
-    page = Paginator(disputes, 50).get_page(request.GET.get("page"))
-    return render(request, "portal/chargebacks.html", {"title": "Chargebacks", "page": page})
-
-
-def _csv(records: Iterable[reports.Record]) -> Iterator[str]:
-    class Line:
-        def write(self, text: str) -> str:
-            return text
-
-    writer = csv.writer(Line())
-    header: list[str] | None = None
-    for record in records:
-        if header is None:
-            header = list(record)
-            yield writer.writerow(header)
-        yield writer.writerow([record.get(name, "") for name in header])
+    return list_page(request, disputes, "portal/chargebacks.html", "Chargebacks")
 
 
 @page_methods("GET")
@@ -80,13 +62,8 @@ def report(request: HttpRequest, kind: str, day: str) -> HttpResponseBase:
     except ValueError:
         raise Http404("no such day") from None
     read, name = REPORTS[kind]
-    response = StreamingHttpResponse(
-        _csv(read(merchant=merchant, day=when).all()), content_type="text/csv; charset=utf-8"
-    )
-    response["Content-Disposition"] = (
-        f'attachment; filename="{name}-{merchant.merchant_id}-{when:%Y%m%d}.csv"'
-    )
-    return response
+    lines = records_csv(COLUMNS[kind], read(merchant=merchant, day=when).all())
+    return csv_response(lines, f"{name}-{merchant.merchant_id}-{when:%Y%m%d}.csv")
 
 
 @page_methods("GET")
@@ -94,8 +71,7 @@ def report(request: HttpRequest, kind: str, day: str) -> HttpResponseBase:
 def files(request: HttpRequest) -> HttpResponse:
     merchant = request.merchant  # type: ignore[attr-defined]
     made = ReconFile.objects.filter(entity=merchant.entity).order_by("-day", "name")
-    page = Paginator(made, 31).get_page(request.GET.get("page"))
-    return render(request, "portal/files.html", {"title": "Daily files", "page": page})
+    return list_page(request, made, "portal/files.html", "Daily files", per_page=31)
 
 
 @page_methods("GET")
@@ -111,17 +87,6 @@ def file_download(request: HttpRequest, file_id: int) -> FileResponse:
         filename=record.name,
         content_type="text/plain; charset=us-ascii",
     )
-
-
-def _list(operation_id: str, summary: str, what: str) -> Any:
-    def operations() -> dict[str, dict[str, Any]]:
-        page = {"200": html(what)}
-        parameters = [
-            {"name": "page", "in": "query", "required": False, "schema": {"type": "string"}}
-        ]
-        return {"get": portal_page(operation_id, summary, page, parameters=parameters)}
-
-    return operations
 
 
 def _report_operations() -> dict[str, dict[str, Any]]:
@@ -167,19 +132,23 @@ def _download_operations() -> dict[str, dict[str, Any]]:
     }
 
 
+SETTLEMENTS = list_operations("portal_settlements", "Portal: settlements", "The runs.")
+CHARGEBACKS = list_operations("portal_chargebacks", "Portal: chargebacks", "The chargebacks.")
+FILES = list_operations("portal_files", "Portal: daily files", "The daily files.")
+
 urlpatterns = [
     path(
         "settlements/",
-        documented(_list("portal_settlements", "Portal: settlements", "The settlement runs."))(
-            settlements
-        ),
+        documented(
+            list_operations("portal_settlements", "Portal: settlements", "The settlement runs.")
+        )(settlements),
         name="settlements",
     ),
     path(
         "chargebacks/",
-        documented(_list("portal_chargebacks", "Portal: chargebacks", "The chargebacks."))(
-            chargebacks
-        ),
+        documented(
+            list_operations("portal_chargebacks", "Portal: chargebacks", "The chargebacks.")
+        )(chargebacks),
         name="chargebacks",
     ),
     path(
@@ -189,7 +158,9 @@ urlpatterns = [
     ),
     path(
         "files/",
-        documented(_list("portal_files", "Portal: daily files", "The daily files."))(files),
+        documented(list_operations("portal_files", "Portal: daily files", "The daily files."))(
+            files
+        ),
         name="files",
     ),
     path(

@@ -22,6 +22,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from core.cards import masked_parts
 from core.fields.codes import minor_units, numeric_currency
 from merchants.models import Merchant
 from payments.models import Payment, PaymentState
@@ -50,10 +51,6 @@ def amount_text(amount: Decimal | None, currency: str) -> str:
     return f"{value:.{exponent if exponent is not None else 2}f}"
 
 
-def masked_pan(card_bin: str, last4: str) -> str:
-    return f"{card_bin}******{last4}" if card_bin and last4 else ""
-
-
 def transaction_status(payment: Payment) -> str:
     if payment.state != PaymentState.DONE:
         return "Pending"
@@ -73,7 +70,7 @@ def transaction_fields(payment: Payment, merchant: Merchant) -> Record:
         "backendTransId": payment.pk,
         "timestamp": f"{payment.created_at:%Y%m%d%H%M%S}",
         "transactionType": TRANSACTION_TYPES.get(payment.payment_type, payment.payment_type),
-        "PAN": masked_pan(payment.card_bin, payment.card_last4),
+        "PAN": masked_parts(payment.card_bin, payment.card_last4),
         "cardBrand": payment.payment_brand[:8],
         "transCurrency": numeric_currency(payment.currency) if payment.currency else "",
         "transAmount": amount_text(payment.amount, payment.currency),
@@ -205,7 +202,7 @@ def chargebacks(*, merchant: Merchant, day: date) -> Report:
             "ARN": payment.acquirer_ref_no,
             "chargebackDate": f"{day:%Y%m%d}",
             "transactionType": kind,
-            "PAN": masked_pan(payment.card_bin, payment.card_last4),
+            "PAN": masked_parts(payment.card_bin, payment.card_last4),
             "crdrInd": "C" if reversal else "D",
             "chargebackCurrency": numeric_currency(chargeback.currency),
             "chargebackAmount": amount_text(chargeback.amount, chargeback.currency),

@@ -16,6 +16,7 @@ change only under its row lock, so two MITs of one chain cannot both pass a freq
 from django.db import models
 from django.db.models import Q
 
+from core.cards import masked_parts
 from core.envelope import new_id
 from core.errors import ApplicationError
 from core.lifecycle import Lifecycle
@@ -84,7 +85,7 @@ class Registration(models.Model):
 
     @property
     def masked(self) -> str:
-        return f"{self.card_bin}******{self.card_last4}"
+        return masked_parts(self.card_bin, self.card_last4)
 
 
 class InstructionType(models.TextChoices):

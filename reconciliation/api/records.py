@@ -3,18 +3,17 @@ transaction or settlement records of a day, and its chargebacks of a day (spec "
 records (reports)"), answered as `records[n]` a page at a time, or as CSV with `format=csv`
 (the page asked for, or every record of the day when no page is given)."""
 
-import csv
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.conf import settings
-from django.http import StreamingHttpResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core import results
 from core.api import SpecInquiryView
 from core.auth import Principal
+from core.csvstream import csv_lines, csv_response
 from core.fields import AN, Choice, CurrencyNumeric, Date, Decimal_, N
 from core.schema import body_example
 from core.tables import MANDATORY, F, Table
@@ -137,16 +136,14 @@ class RecordsView(SpecInquiryView):
         raise NotImplementedError
 
     def columns_of(self, flat: dict[str, Any]) -> list[str]:
-        return [row.name for row in TRANSACTION_RECORD]
+        return COLUMNS["transaction"]
 
     def answer(self, request: Request, data: Any, **kwargs: Any) -> Response:
         self.csv: Iterator[str] | None = None
         response = super().answer(request, data, **kwargs)
         if self.csv is None:
             return response
-        streamed = StreamingHttpResponse(self.csv, content_type="text/csv; charset=utf-8")
-        streamed["Content-Disposition"] = f'attachment; filename="{self.csv_name}"'
-        return streamed  # type: ignore[return-value]
+        return csv_response(self.csv, self.csv_name)  # type: ignore[return-value]
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]
@@ -159,7 +156,7 @@ class RecordsView(SpecInquiryView):
         size = int(flat.get("pageSize") or settings.REPORT_PAGE_SIZE)
         if flat.get("format") == "csv":
             paged = bool(flat.get("page") or flat.get("pageSize"))
-            self.csv = _csv(
+            self.csv = records_csv(
                 self.columns_of(flat), report.page(page, size) if paged else report.all()
             )
             name = self.operation.split(".")[-1]
@@ -179,18 +176,16 @@ def _given(record: reports.Record) -> reports.Record:
     return {name: value for name, value in record.items() if value != ""}
 
 
-class _Line:
-    """A file-like object csv.writer writes one line into."""
-
-    def write(self, text: str) -> str:
-        return text
+def records_csv(columns: list[str], records: Iterable[reports.Record]) -> Iterator[str]:
+    """The records as CSV lines: a header of `columns`, then each record's values."""
+    return csv_lines(columns, ([record.get(name, "") for name in columns] for record in records))
 
 
-def _csv(columns: list[str], records: Iterable[reports.Record]) -> Iterator[str]:
-    writer = csv.writer(_Line())
-    yield writer.writerow(columns)
-    for record in records:
-        yield writer.writerow([record.get(name, "") for name in columns])
+COLUMNS = {
+    "transaction": [row.name for row in TRANSACTION_RECORD],
+    "settlement": [row.name for row in SETTLEMENT_RECORD],
+    "chargeback": [row.name for row in CHARGEBACK_RECORD],
+}
 
 
 class ReportView(RecordsView):
@@ -209,8 +204,7 @@ class ReportView(RecordsView):
     }
 
     def columns_of(self, flat: dict[str, Any]) -> list[str]:
-        rows = SETTLEMENT_RECORD if flat["reportType"] == "settlement" else TRANSACTION_RECORD
-        return [row.name for row in rows]
+        return COLUMNS[flat["reportType"]]
 
     def report(self, flat: dict[str, Any], merchant: Any) -> reports.Report:
         read = reports.settlement if flat["reportType"] == "settlement" else reports.transactions
@@ -225,7 +219,7 @@ class ChargebackReportView(RecordsView):
     examples = {"a day": body_example(CHARGEBACK_REQUEST, {**EXAMPLE, "date": "20261124"})}
 
     def columns_of(self, flat: dict[str, Any]) -> list[str]:
-        return [row.name for row in CHARGEBACK_RECORD]
+        return COLUMNS["chargeback"]
 
     def report(self, flat: dict[str, Any], merchant: Any) -> reports.Report:
         return reports.chargebacks(merchant=merchant, day=flat["date"])

@@ -202,6 +202,9 @@ def test_settlements_reports_chargebacks_and_daily_files(client, shop, merchant,
     rows = list(csv.DictReader(io.StringIO(b"".join(report.streaming_content).decode())))
     assert len(rows) == 6 and rows[0]["merchantId"] == merchant.merchant_id
     assert "not received" in client.get("/portal/chargebacks/").content.decode()
+    settled = client.get(f"/portal/reports/settlement/{today:%Y-%m-%d}.csv")
+    header = b"".join(settled.streaming_content).decode().splitlines()[0]
+    assert header.endswith(",Note") and header.startswith("merchantId,merchantDBA")
     listing = client.get("/portal/files/").content.decode()
     assert mine.name in listing and theirs.name not in listing
     download = client.get(f"/portal/files/{mine.pk}/")
