@@ -45,11 +45,15 @@ def use_bench_keys() -> None:
             "VAULT_KEYS": f"{kid}:{base64.b64encode(os.urandom(32)).decode()}",
             "VAULT_ACTIVE_KEY_ID": kid,
             "CARD_FINGERPRINT_KEY": secrets.token_urlsafe(32),
+            "ISSUER_CARD_VERIFICATION_KEY": base64.b64encode(os.urandom(32)).decode(),
         }
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             json.dump(made, handle, indent=2)
     keys = json.loads(path.read_text())
+    if "ISSUER_CARD_VERIFICATION_KEY" not in keys:  # a file made before issue 14
+        keys["ISSUER_CARD_VERIFICATION_KEY"] = base64.b64encode(os.urandom(32)).decode()
+        path.write_text(json.dumps(keys, indent=2))
     if "VAULT_KEYS" in os.environ:  # the environment's vault keys come as a pair
         keys.pop("VAULT_KEYS"), keys.pop("VAULT_ACTIVE_KEY_ID")
     for name, value in keys.items():

@@ -228,6 +228,13 @@ VAULT_ACTIVE_KEY_ID = env.str("VAULT_ACTIVE_KEY_ID", default="dev1")
 # the vault keys: changing it changes every fingerprint.
 DEV_CARD_FINGERPRINT_KEY = "dev-only-card-fingerprint-key"
 CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default=DEV_CARD_FINGERPRINT_KEY)
+# The card verification key: CVV2 and dynamic CVV are HMACs of the card's data under it (issuer.
+# cards.secrets); base64 of 32 bytes. The default is public, for the demo only (refused with
+# DEBUG off, like the vault key).
+DEV_CARD_VERIFICATION_KEY = "ZGV2LW9ubHktY2FyZC12ZXJpZmljYXRpb24ta2V5ISE="
+ISSUER_CARD_VERIFICATION_KEY = env.str(
+    "ISSUER_CARD_VERIFICATION_KEY", default=DEV_CARD_VERIFICATION_KEY
+)
 
 
 # --- The public development keys never run with DEBUG off --------------------------------------
@@ -245,6 +252,8 @@ def _development_keys_in_use() -> list[str]:
         found.append("VAULT_KEYS (with VAULT_ACTIVE_KEY_ID)")
     if CARD_FINGERPRINT_KEY == DEV_CARD_FINGERPRINT_KEY:
         found.append("CARD_FINGERPRINT_KEY")
+    if ISSUER_CARD_VERIFICATION_KEY == DEV_CARD_VERIFICATION_KEY:
+        found.append("ISSUER_CARD_VERIFICATION_KEY")
     return found
 
 
@@ -320,6 +329,11 @@ ISSUER_MAX_JWE_BYTES = 65536
 # The simulator answers SendOTP with the code (simulatorCode) so integrators can test without a
 # phone; a production issuer sends it by SMS or e-mail only and must set this to false.
 ISSUER_OTP_SIMULATOR = env.bool("ISSUER_OTP_SIMULATOR", default=True)
+ISSUER_DCVV_SECONDS = env.int("ISSUER_DCVV_SECONDS", default=300)  # a dCVV's time window
+# PBKDF2 iterations of the PIN hash (0: Django's current default, 1,000,000 in Django 5.2).
+ISSUER_PIN_HASH_ITERATIONS = env.int("ISSUER_PIN_HASH_ITERATIONS", default=0)
+# The issuer's country (ISO 3166 alpha-2): a merchant in it is domestic for the card limits.
+ISSUER_COUNTRY = env.str("ISSUER_COUNTRY", default="DE")
 # The embedded demo (`make run`): seed_demo and issuer_demo keep the demo's credentials and its
 # requestor's private keys in these git-ignored files (mode 0600), so every run prints the same
 # ones (docs/decisions.md, "Hardening (issue 9)"). Nothing else reads them.

@@ -163,10 +163,32 @@ class OTPChallenge(models.Model):
         return max(0, self.MAX_ATTEMPTS - self.attempts)
 
 
+from .cards.models import (  # noqa: E402
+    BinRange,
+    Card,
+    CardAccount,
+    CardLimit,
+    CardProduct,
+    CardStatusChange,
+    CardTransaction,
+    Customer,
+    ProductOperation,
+    TokenEvent,
+)
 from .ledger.models import AccountKind, Entry, Hold, Journal, LedgerAccount  # noqa: E402
 
 __all__ = [
     "AccountKind",
+    "BinRange",
+    "Card",
+    "CardAccount",
+    "CardLimit",
+    "CardProduct",
+    "CardStatusChange",
+    "CardTransaction",
+    "Customer",
+    "ProductOperation",
+    "TokenEvent",
     "Entry",
     "Hold",
     "Journal",

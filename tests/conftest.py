@@ -131,11 +131,13 @@ def server_keys(settings) -> dict[str, str]:  # type: ignore[no-untyped-def]
     settings.VAULT_KEYS = f"test1:{base64.b64encode(os.urandom(32)).decode()}"
     settings.VAULT_ACTIVE_KEY_ID = "test1"
     settings.CARD_FINGERPRINT_KEY = secrets.token_urlsafe(32)
+    settings.ISSUER_CARD_VERIFICATION_KEY = base64.b64encode(os.urandom(32)).decode()
     return {
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         "VAULT_KEYS": settings.VAULT_KEYS,
         "VAULT_ACTIVE_KEY_ID": settings.VAULT_ACTIVE_KEY_ID,
         "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
+        "ISSUER_CARD_VERIFICATION_KEY": settings.ISSUER_CARD_VERIFICATION_KEY,
     }
 
 

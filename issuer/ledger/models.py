@@ -18,6 +18,13 @@ class AccountKind(models.TextChoices):
 
 class LedgerAccount(models.Model):
     name = models.CharField(max_length=100)
+    code = models.CharField(
+        max_length=40,
+        unique=True,
+        null=True,
+        blank=True,
+        help_text="The issuer's own accounts: purpose and currency (issuer:funding:EUR).",
+    )
     kind = models.CharField(max_length=10, choices=AccountKind.choices)
     currency = models.CharField(max_length=3)
     balance = models.DecimalField(max_digits=16, decimal_places=3, default=0)

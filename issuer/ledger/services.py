@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import F, Sum
 from django.utils import timezone
 
 from .models import Entry, Hold, Journal, LedgerAccount
@@ -53,7 +53,12 @@ def available(account: LedgerAccount, now: datetime | None = None) -> Decimal:
 def post(
     *, kind: str, lines: list[tuple[LedgerAccount, Decimal]], description: str = ""
 ) -> Journal:
-    """One journal of `lines` (account, signed amount), which must sum to zero per currency."""
+    """One journal of `lines` (account, signed amount), which must sum to zero per currency.
+
+    The accounts that may not go below zero are locked first (pk order) and checked; the
+    issuer's own accounts (allow_negative) are updated last, with `balance = balance + delta`
+    in pk order, so their rows, which every movement touches, stay locked only from there to
+    the commit rather than for the whole operation."""
     sums: dict[str, Decimal] = defaultdict(Decimal)
     for account, amount in lines:
         if amount == 0:
@@ -62,30 +67,31 @@ def post(
     unbalanced = {currency: total for currency, total in sums.items() if total != 0}
     if unbalanced:
         raise Unbalanced(f"the entries do not sum to zero: {unbalanced}")
+    change: dict[int, Decimal] = defaultdict(Decimal)
+    for account, amount in lines:
+        change[account.pk] += amount
+    guarded = [account for account, _ in lines if not account.allow_negative]
     with transaction.atomic():
-        locked = _lock(account for account, _ in lines)
-        change: dict[int, Decimal] = defaultdict(Decimal)
-        for account, amount in lines:
-            change[account.pk] += amount
-        for pk, delta in change.items():
-            account = locked[pk]
-            if not account.allow_negative and delta < 0 and available(account) + delta < 0:
-                raise InsufficientFunds(f"{account} cannot pay {-delta}")
+        locked = _lock(guarded)
+        for pk, account in locked.items():
+            if change[pk] < 0 and available(account) + change[pk] < 0:
+                raise InsufficientFunds(f"{account} cannot pay {-change[pk]}")
         journal = Journal.objects.create(kind=kind, description=description)
         Entry.objects.bulk_create(
-            Entry(
-                journal=journal,
-                account=locked[account.pk],
-                currency=account.currency,
-                amount=amount,
-            )
+            Entry(journal=journal, account_id=account.pk, currency=account.currency, amount=amount)
             for account, amount in lines
         )
-        for pk, delta in change.items():
-            account = locked[pk]
-            account.balance += delta
+        for pk, account in locked.items():
+            account.balance += change[pk]
             account.save(update_fields=["balance"])
+        for pk in sorted(set(change) - set(locked)):
+            LedgerAccount.objects.filter(pk=pk).update(balance=F("balance") + change[pk])
     return journal
+
+
+def lock_accounts(accounts: Iterable[LedgerAccount]) -> dict[int, LedgerAccount]:
+    """Lock accounts (pk order) in the caller's transaction, to check before moving."""
+    return _lock(accounts)
 
 
 def hold_place(

@@ -5,10 +5,13 @@ from django.conf import settings
 from django.urls import reverse
 
 from core import results
+from core.errors import ApplicationError
 from core.fields import AN, Amount, Choice, Currency, N, Timestamp
 from core.tables import MANDATORY, OPTIONAL, F, Table
 
+from .. import results as issuer_results
 from .. import services
+from ..cards import services as card_services
 from ..models import OOBAuthentication, OOBStatus, OTPChannel
 from .fields import TRANSACTION_ID, CardReference, Seconds, returned_id
 from .registry import Answer, Call, group
@@ -19,7 +22,7 @@ START_OOB_TABLE = Table(
             "cardReference",
             CardReference(),
             MANDATORY,
-            meaning="card token or masked reference",
+            meaning="one of the requestor's cards (CardApplication's cardReference)",
             secret=True,
         ),
         F("transactionId", TRANSACTION_ID, MANDATORY, meaning="the requestor's transaction id"),
@@ -51,6 +54,14 @@ VERIFY_OTP_TABLE = Table(
 )
 
 
+def masked_contact(contact: str) -> str:
+    """Where the code went, as the cardholder would recognise it: +49*******67, e***@example.org."""
+    if "@" in contact:
+        local, _, domain = contact.partition("@")
+        return f"{local[:1]}***@{domain}"
+    return contact[:3] + "*" * max(0, len(contact) - 5) + contact[-2:]
+
+
 def cardholder_url(auth: OOBAuthentication, link_token: str) -> str:
     path = reverse("issuer-oob-cardholder", args=[auth.pk, link_token])
     return settings.ISSUER_BASE_URL.rstrip("/") + path
@@ -80,6 +91,7 @@ authentication = group("authentication")
 @authentication("StartOOBAuthen", START_OOB_TABLE, "start an out-of-band authentication")
 def start_oob(call: Call) -> Answer:
     f = call.fields
+    card_services.card_of(call.client_id, f["cardReference"])  # the cardholder's card
     auth, link_token = services.oob_start(
         client_id=call.client_id,
         card_reference=f["cardReference"],
@@ -106,13 +118,21 @@ def oob_result_inquiry(call: Call) -> Answer:
 @authentication("SendOTP", SEND_OTP_TABLE, "send a one-time password to the cardholder")
 def send_otp(call: Call) -> Answer:
     f = call.fields
+    card = card_services.card_of(call.client_id, f["cardReference"])
+    contact = card.customer.mobile if f["channel"] == OTPChannel.SMS else card.customer.email
+    if not contact:
+        raise ApplicationError(issuer_results.NO_CONTACT_FOR_CHANNEL)
     otp, code = services.otp_send(
         client_id=call.client_id,
         card_reference=f["cardReference"],
         transaction_id=f["transactionId"],
         channel=f["channel"],
     )
-    fields = {**OTP_ANSWER.render(otp), "attemptsLeft": otp.attempts_left}
+    fields = {
+        **OTP_ANSWER.render(otp),
+        "attemptsLeft": otp.attempts_left,
+        "sentTo": masked_contact(contact),
+    }
     if getattr(settings, "ISSUER_OTP_SIMULATOR", True):
         # Simulator only: no SMS or e-mail leaves the platform, so the code is handed to the
         # requestor to type in. A real issuer never returns it.

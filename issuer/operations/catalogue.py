@@ -7,9 +7,9 @@ Paths are `POST /issuer/v1/{group}/{Operation}`. One OAuth scope per group, the 
 capitals, except the Authentication operations, which have the specification's START_OOB and
 CHECK_OOB and the platform's OTP (docs/decisions.md).
 
-A handler module registers what it implements (registry.register); an entry without a handler
-is known but answers 404 until its issue builds it. The catalogue's entry no. 9 of the Card group
-has no name in the specification and is left out.
+A handler module registers what it implements (registry.register); every entry has one. The
+catalogue's entry no. 9 of the Card group has no name, no letters and no description in the
+specification, so it is left out (docs/decisions.md, "Issuer catalogue").
 """
 
 from dataclasses import dataclass
@@ -45,6 +45,13 @@ SCOPE_DESCRIPTIONS = {
     "START_OOB": "Start an out-of-band authentication of a cardholder",
     "CHECK_OOB": "Read the result of an out-of-band authentication",
     "OTP": "Send and verify one-time passwords",
+    "APPLICATION": "Apply for cards",
+    "CUSTOMER": "Read and update cardholders and their accounts",
+    "ACCOUNT": "Link accounts to cards, change an account's status",
+    "CARD": "Card information, lifecycle, limits, CVV2, dCVV, PIN, 3-D Secure channel",
+    "TRANSACTION": "Balances, money in and out, holds, reversals, histories",
+    "TOKEN": "Scheme tokens of the issuer's cards",
+    "PARAMETER": "Lookup tables",
 }
 
 _LETTERS: dict[str, list[tuple[str, str | None, str | None]]] = {

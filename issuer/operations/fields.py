@@ -84,3 +84,28 @@ def returned_id(what: str) -> AN:
         what=f"the {what} returned earlier",
         example="5c2a6f0e9b1d4c7a8e3f2b1a0d9c8b7a",
     )
+
+
+@dataclass(frozen=True)
+class Iban(FieldType):
+    """An IBAN (spaces ignored), checked with python-stdnum."""
+
+    def parse(self, text: str) -> str:
+        from stdnum import iban
+
+        compact = re.sub(r"\s", "", text).upper()
+        if not iban.is_valid(compact):
+            raise ValueError("is not a valid IBAN (its check digits fail)")
+        return compact
+
+    def describe(self) -> str:
+        return "an IBAN (up to 34 letters and digits, spaces ignored)"
+
+    def shape(self) -> Shape:
+        return Shape("[A-Z]{2}[0-9]{2}[A-Z0-9 ]{10,40}", 15, 42)
+
+    def valid(self) -> str:
+        return "DE89370400440532013000"
+
+    def invalid(self) -> list[str]:
+        return ["DE89370400440532013001", "XX", "12345"]

@@ -30,6 +30,12 @@ class Call:
 
     client_id: str
     fields: dict[str, Any]
+    entry: Entry | None = None  # the catalogue entry (its letters)
+    payload: Mapping[str, Any] | None = None  # the decrypted request (requestorReference hash)
+
+    @property
+    def actor(self) -> str:
+        return f"requestor:{self.client_id}"
 
 
 Handler = Callable[["Call"], Answer]
@@ -99,6 +105,10 @@ def _as_text(value: Any) -> Any:
     the strict decoder), null is blank; booleans, objects and arrays are left to be refused."""
     if isinstance(value, bool):
         return value
+    if isinstance(value, Mapping):
+        return {k: _as_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_text(v) for v in value]
     if isinstance(value, int | Decimal):
         return str(value)
     if value is None:
@@ -110,7 +120,8 @@ def perform(operation: Operation, *, client_id: str, payload: Mapping[str, Any])
     """Validate the decrypted request and run the operation; the answer's envelope."""
     try:
         fields = operation.table.validate({k: _as_text(v) for k, v in payload.items()})
-        result, data, answer_id = operation.handler(Call(client_id=client_id, fields=fields))
+        call = Call(client_id=client_id, fields=fields, entry=operation.entry, payload=payload)
+        result, data, answer_id = operation.handler(call)
     except ApplicationError as exc:
         return error_answer(exc).body
     return envelope(result, id=answer_id, data=data)

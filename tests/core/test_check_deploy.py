@@ -54,6 +54,7 @@ def test_the_documented_production_env_names_every_required_setting(tmp_path):
         "VAULT_KEYS",
         "VAULT_ACTIVE_KEY_ID",
         "CARD_FINGERPRINT_KEY",
+        "ISSUER_CARD_VERIFICATION_KEY",
         "ISSUER_BASE_URL",
     ):
         assert values.get(name), name

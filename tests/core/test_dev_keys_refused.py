@@ -19,6 +19,13 @@ KEY_VARIABLES = (
     "VAULT_KEYS",
     "VAULT_ACTIVE_KEY_ID",
     "CARD_FINGERPRINT_KEY",
+    "ISSUER_CARD_VERIFICATION_KEY",
+)
+DEV_KEY_NAMES = (
+    "DJANGO_SECRET_KEY",
+    "VAULT_KEYS",
+    "CARD_FINGERPRINT_KEY",
+    "ISSUER_CARD_VERIFICATION_KEY",
 )
 DEV_VAULT_KEY = "ZGV2LW9ubHktdmF1bHQta2V5LWRvLW5vdC11c2UtISE="  # config/settings.py's default
 
@@ -29,6 +36,7 @@ def own_keys() -> dict[str, str]:
         "VAULT_KEYS": f"t1:{base64.b64encode(os.urandom(32)).decode()}",
         "VAULT_ACTIVE_KEY_ID": "t1",
         "CARD_FINGERPRINT_KEY": secrets.token_urlsafe(32),
+        "ISSUER_CARD_VERIFICATION_KEY": base64.b64encode(os.urandom(32)).decode(),
     }
 
 
@@ -58,11 +66,11 @@ def refusal(done: subprocess.CompletedProcess[str]) -> str:
 def test_every_development_key_is_named():
     line = refusal(manage("check", DJANGO_DEBUG="false"))
 
-    for name in ("DJANGO_SECRET_KEY", "VAULT_KEYS", "CARD_FINGERPRINT_KEY"):
+    for name in DEV_KEY_NAMES:
         assert name in line
 
 
-@pytest.mark.parametrize("left_out", ["DJANGO_SECRET_KEY", "VAULT_KEYS", "CARD_FINGERPRINT_KEY"])
+@pytest.mark.parametrize("left_out", DEV_KEY_NAMES)
 def test_only_the_missing_key_is_named(left_out):
     keys = own_keys()
     del keys[left_out]
@@ -71,7 +79,7 @@ def test_only_the_missing_key_is_named(left_out):
 
     line = refusal(manage("check", DJANGO_DEBUG="false", **keys))
 
-    named = {n for n in ("DJANGO_SECRET_KEY", "VAULT_KEYS", "CARD_FINGERPRINT_KEY") if n in line}
+    named = {n for n in DEV_KEY_NAMES if n in line}
     assert named == {left_out}
 
 

@@ -158,6 +158,37 @@ def _fresh_cache():
     cache.clear()
 
 
+# The card references the Authentication group's tests name: each requestor a test makes has
+# issuer cards with these references (cardReference names one of the requestor's cards).
+CARD_REFERENCES = (
+    "411111******1111",
+    "tok_1",
+    "tok_1234",
+    "tok_4f9a2c",
+    "tok_9f8e7d6c",
+    "tok_abc123",
+    "DNITHE000000000000000001",
+)
+
+
+def issue_cards(client_id: str, references=CARD_REFERENCES) -> None:  # type: ignore[no-untyped-def]
+    from issuer import demo
+    from issuer.cards import services
+    from issuer.cards.models import Card
+
+    demo.products()
+    for reference in references:
+        if not Card.objects.filter(client_id=client_id, reference=reference).exists():
+            services.card_apply(
+                client_id=client_id,
+                product_code=demo.PREPAID_PRODUCT,
+                customer_fields=demo.CUSTOMER,
+                form="VIRTUAL",
+                actor="test",
+                reference=reference,
+            )
+
+
 @pytest.fixture
 def make_requestor(db, _rsa_2048) -> Callable[..., Requestor]:
     def make(client_id: str, scopes: str = SCOPES, ec_key: jwk.JWK | None = None) -> Requestor:
@@ -165,6 +196,7 @@ def make_requestor(db, _rsa_2048) -> Callable[..., Requestor]:
         profile = requestors.requestor_register(
             client_id=client_id, jwks=public_jwks(ec_key, _rsa_2048), scopes=scopes
         )
+        issue_cards(client_id)
         return Requestor(client_id, ec_key, _rsa_2048, profile)
 
     return make

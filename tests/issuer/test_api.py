@@ -445,7 +445,7 @@ def test_unknown_operation_and_method(api):
     response = api.post("/issuer/v1/authentication/StartOOB", encrypt_to_issuer({}))
     assert response.status_code == 404
     assert response.json()["error"] == "invalid_request"
-    response = api.post("/issuer/v1/card/Activation", encrypt_to_issuer({}))
+    response = api.post("/issuer/v1/card/Activate", encrypt_to_issuer({}))
     assert response.status_code == 404
     response = api.client.get(START, HTTP_AUTHORIZATION=f"Bearer {api.token}")
     assert response.status_code == 405 and response["Allow"] == "POST"

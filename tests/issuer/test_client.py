@@ -19,6 +19,7 @@ from issuer.models import OOBAuthentication, UsedAssertion
 from issuer.protocol import keys
 from issuer.protocol.client import IssuerClientError, RequestorClient, generate_keys, public_jwks
 from issuer.protocol.jwe import JWEError
+from tests.issuer.conftest import issue_cards
 from tests.issuer.test_api import start_payload
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,6 +50,7 @@ def register(public: Path, scopes: str = "START_OOB CHECK_OOB OTP") -> None:
         "register_requestor", "--client-id", "oob-client", "--jwks-file", str(public),
         "--scopes", scopes, stdout=StringIO(),
     )  # fmt: skip
+    issue_cards("oob-client")
 
 
 def run_client(issuer: str, private: Path, scopes: str, *words: str) -> dict:  # type: ignore[type-arg]

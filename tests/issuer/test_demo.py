@@ -51,8 +51,17 @@ def test_first_run_makes_the_issuer_keys_and_registers_the_demo_requestor(no_iss
     assert document["base_url"] == "http://127.0.0.1:8301"
     profile = requestors.requestor_get("oob-client")
     assert profile.jwks == public_jwks(document)
-    assert set(profile.scopes.split()) == {"START_OOB", "CHECK_OOB", "OTP"}
+    assert set(profile.scopes.split()) == {"START_OOB", "CHECK_OOB", "OTP"} | {
+        "APPLICATION",
+        "CUSTOMER",
+        "ACCOUNT",
+        "CARD",
+        "TRANSACTION",
+        "TOKEN",
+        "PARAMETER",
+    }
     assert "Demo requestor oob-client registered" in out
+    assert "demo prepaid card crd_demo_prepaid: 459500******" in out
     assert "http://127.0.0.1:8301/oauth2/token" in out
     assert f"issuer_client --key-file {path}" in out
 
@@ -94,7 +103,7 @@ def test_the_documented_issuer_client_lines_work_on_any_port(live_server, issuer
     token = client("--key-file", key_file, "--scopes", "START_OOB", "token")
     started = client(
         "--key-file", key_file, "--scopes", "START_OOB CHECK_OOB",
-        "authentication", "StartOOBAuthen", json.dumps(start_payload(transactionId="doc-1")),
+        "authentication", "StartOOBAuthen", json.dumps(start_payload(transactionId="doc-1", cardReference="crd_demo_prepaid")),
     )  # fmt: skip
     inquiry = client(
         "--key-file", key_file, "--scopes", "CHECK_OOB", "authentication", "OOBResultInquiry",

@@ -3,8 +3,10 @@
 `make run` runs it with its own address, after seed_demo:
 
 - the issuer's signing and encryption keys, when there are none (`issuer_keys generate`);
-- the demo requestor `oob-client` (scopes START_OOB CHECK_OOB OTP). Its private keys are made
-  once and kept in settings.DEMO_REQUESTOR_KEY_FILE (var/demo-requestor/oob-client.json,
+- the demo requestor `oob-client` (every scope of the catalogue) and its demo cards
+  (issuer.demo: crd_demo_prepaid with 500.00 EUR, crd_demo_debit linked to a bank account with
+  2500.00 EUR). Its private keys are made once and kept in settings.DEMO_REQUESTOR_KEY_FILE
+  (var/demo-requestor/oob-client.json,
   git-ignored, mode 0600) with its client id and the issuer's base URL beside them, so
   `issuer_client --key-file var/demo-requestor/oob-client.json ...` needs no other option
   (docs/issuer.md). It is registered again only when its registration differs from the file.
@@ -23,11 +25,13 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
+from issuer import demo
+from issuer.cards import money
 from issuer.protocol import keys, requestors
 from issuer.protocol.client import generate_keys, public_jwks, split_keys
 
 CLIENT_ID = "oob-client"
-SCOPES = "START_OOB CHECK_OOB OTP"
+SCOPES = "START_OOB CHECK_OOB OTP APPLICATION CUSTOMER ACCOUNT CARD TRANSACTION TOKEN PARAMETER"
 
 
 def shown_path(path: Path | str) -> str:
@@ -113,6 +117,7 @@ class Command(BaseCommand):
             verb = "registered" if profile is None else "registered again (it had other keys)"
             out(f"Demo requestor {CLIENT_ID} {verb}")
 
+        cards = demo.demo_cards(CLIENT_ID)
         python = shown_path(sys.executable) if sys.executable else "python"
         out(f"Issuer: token endpoint {base}/oauth2/token, JWKS {base}/.well-known/jwks.json")
         out(
@@ -123,3 +128,10 @@ class Command(BaseCommand):
             f"  {python} manage.py issuer_client --key-file {shown_path(path)} "
             "--scopes START_OOB token"
         )
+        for card in (cards.prepaid, cards.debit):
+            balance = money.balances(card)
+            out(
+                f"  demo {card.product.kind} card {card.reference}: {card.masked} "
+                f"{card.expiry}, PIN {demo.DEMO_PIN}, available "
+                f"{balance['availableBalance']} {balance['currency']}"
+            )

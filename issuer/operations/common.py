@@ -1,0 +1,159 @@
+"""What the catalogue groups share: the rows naming a card, an amount, a requestor's
+reference; finding the requestor's card and checking its product's letter; rendering a card."""
+
+import re
+from typing import Any
+
+from django.utils import timezone
+
+from core.fields import AN, Amount, Choice, Country, Currency, N
+from core.tables import MANDATORY, OPTIONAL, F
+
+from ..cards import money, services
+from ..cards.models import Card, CardTransaction
+from .fields import TRANSACTION_ID, CardReference
+from .registry import Call
+
+CARD_REFERENCE = F(
+    "cardReference", CardReference(), MANDATORY, meaning="the card (CardApplication's answer)"
+)
+REQUESTOR_REFERENCE = F(
+    "requestorReference",
+    TRANSACTION_ID,
+    MANDATORY,
+    meaning="unique per requestor: the same reference and body answer the stored answer",
+)
+AMOUNT = F("amount", Amount(), MANDATORY, meaning="e.g. 10.00")
+CURRENCY = F("currency", Currency(), MANDATORY, meaning="ISO 4217, the account's")
+ORIGINAL = F(
+    "originalTransactionId",
+    AN(
+        32,
+        pattern=r"txn_[0-9a-f]{24}",
+        what="a transactionId",
+        example="txn_0f1e2d3c4b5a69788796a5b4",
+    ),
+    MANDATORY,
+    meaning="the transactionId of the operation it refers to",
+)
+PIN = N(12, min=4)
+SECURITY_CODE = F(
+    "cvv2", N(3, min=3), OPTIONAL, secret=True, meaning="CVV2 or a current dynamic CVV"
+)
+EXPIRY_MONTH = F("expiryMonth", N(2, min=2), OPTIONAL, meaning="MM, checked with expiryYear")
+EXPIRY_YEAR = F("expiryYear", N(4, min=4), OPTIONAL, meaning="YYYY")
+MERCHANT = [
+    F("merchantName", AN(100), OPTIONAL),
+    F("merchantCountry", Country(), OPTIONAL, meaning="ISO 3166 alpha-2: domestic or overseas"),
+    F("mcc", N(4, min=4), OPTIONAL, meaning="merchant category code"),
+]
+CHANNEL = Choice(("ECOMMERCE", "POS"))
+ADDRESS = [
+    F("line1", AN(100)),
+    F("line2", AN(100)),
+    F("city", AN(50)),
+    F("postcode", AN(16)),
+    F("country", Country()),
+]
+
+
+def address_rows(prefix: str, meaning: str = "") -> list[F]:
+    return [F(f"{prefix}.{row.name}", row.type, OPTIONAL, meaning=meaning) for row in ADDRESS]
+
+
+def address_of(fields: dict[str, Any], prefix: str) -> services.Address:
+    return services.Address(*(str(fields.get(f"{prefix}.{row.name}") or "") for row in ADDRESS))
+
+
+def card_for(call: Call, name: str = "cardReference") -> Card:
+    """The requestor's card named by `name`, once its product runs the operation."""
+    card = services.card_of(call.client_id, call.fields[name])
+    if call.entry is not None:
+        services.require_letter(card.product, call.entry)
+    return card
+
+
+def original_for(call: Call) -> CardTransaction:
+    original = money.original_of(call.client_id, call.fields["originalTransactionId"])
+    if call.entry is not None:
+        services.require_letter(original.card.product, call.entry)
+    return original
+
+
+def money_request(call: Call) -> money.Request:
+    return money.Request(
+        client_id=call.client_id,
+        requestor_reference=call.fields["requestorReference"],
+        digest=money.request_hash(call.fields),
+        description=str(call.fields.get("description") or ""),
+    )
+
+
+def where(call: Call, channel: str = "") -> money.Where:
+    f = call.fields
+    return money.Where(
+        channel=channel or str(f.get("channel") or ""),
+        country=str(f.get("merchantCountry") or ""),
+        merchant_name=str(f.get("merchantName") or ""),
+        mcc=str(f.get("mcc") or ""),
+    )
+
+
+def expiry_of(fields: dict[str, Any]) -> tuple[int, int] | None:
+    if fields.get("expiryMonth") and fields.get("expiryYear"):
+        return int(fields["expiryMonth"]), int(fields["expiryYear"])
+    return None
+
+
+def items(fields: dict[str, Any], group: str) -> list[dict[str, Any]]:
+    """The items of a repeated group (`limits[0].region` ...), in index order, by member."""
+    found: dict[int, dict[str, Any]] = {}
+    pattern = re.compile(rf"{re.escape(group)}\[(\d+)\]\.(\w+)")
+    for name, value in fields.items():
+        match = pattern.fullmatch(name)
+        if match:
+            found.setdefault(int(match[1]), {})[match[2]] = value
+    return [found[i] for i in sorted(found)]
+
+
+def stamp(moment: Any) -> str:
+    return timezone.localtime(moment).isoformat() if moment else ""
+
+
+def card_fields(card: Card) -> dict[str, Any]:
+    return {
+        "cardReference": card.reference,
+        "maskedCardNumber": card.masked,
+        "expiryDate": card.expiry,
+        "cardForm": card.form,
+        "status": card.status,
+        "statusReason": card.status_reason,
+        "productCode": card.product.code,
+        "productType": card.product.kind,
+        "brand": card.product.brand,
+        "embossedName": card.embossed_name,
+        "customerReference": card.customer.reference,
+        "accountReference": card.account.reference,
+        "secureChannel": card.secure_channel or "NONE",
+        "pinSet": bool(card.pin_hash),
+        "pinBlocked": card.pin_blocked,
+        **({"replacedBy": card.replaced_by.reference} if card.replaced_by is not None else {}),
+    }
+
+
+def customer_fields(customer: Any) -> dict[str, Any]:
+    return {
+        "customerReference": customer.reference,
+        "firstName": customer.first_name,
+        "lastName": customer.last_name,
+        "email": customer.email,
+        "mobile": customer.mobile,
+        "address": {
+            "line1": customer.address_line1,
+            "line2": customer.address_line2,
+            "city": customer.city,
+            "postcode": customer.postcode,
+            "country": customer.country,
+        },
+        "kycStatus": customer.kyc_status,
+    }

@@ -1,0 +1,299 @@
+"""The Transaction group (docs/issuer.md): balances, money in and out, holds, reversals and
+the histories, over the ledger (issuer.cards.money). Every operation that moves or sets aside
+money carries a requestorReference: the same reference and body answer the stored answer,
+another body is refused (800.110.110)."""
+
+from datetime import timedelta
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.utils import timezone
+
+from core import results
+from core.errors import ParameterError
+from core.fields import AN, UN, Choice, Date
+from core.tables import MANDATORY, OPTIONAL, F, Table
+
+from ..cards import money
+from ..cards.models import TransactionType
+from .common import (
+    AMOUNT,
+    CARD_REFERENCE,
+    CHANNEL,
+    CURRENCY,
+    EXPIRY_MONTH,
+    EXPIRY_YEAR,
+    MERCHANT,
+    ORIGINAL,
+    REQUESTOR_REFERENCE,
+    SECURITY_CODE,
+    card_for,
+    expiry_of,
+    money_request,
+    original_for,
+    stamp,
+    where,
+)
+from .fields import CardReference, Seconds
+from .registry import Answer, Call, group
+
+transaction = group("transaction")
+
+MOVE = [CARD_REFERENCE, REQUESTOR_REFERENCE, AMOUNT, CURRENCY]
+DESCRIPTION = F("description", AN(200), OPTIONAL)
+
+
+@transaction("BalanceInquiry", Table([CARD_REFERENCE]), "ledger and available balance")
+def balance_inquiry(call: Call) -> Answer:
+    found = card_for(call)
+    return (
+        results.REQUEST_SUCCEEDED,
+        {"cardReference": found.reference, **money.balances(found)},
+        None,
+    )
+
+
+@transaction("LoadFund", Table([*MOVE, DESCRIPTION]), "put money on a prepaid card")
+def load_fund(call: Call) -> Answer:
+    f = call.fields
+    return money.load(
+        money_request(call), card=card_for(call), amount=f["amount"], currency=f["currency"]
+    )
+
+
+@transaction("Withdraw", Table([*MOVE, *MERCHANT]), "cash out (an ATM or a counter)")
+def withdraw(call: Call) -> Answer:
+    f = call.fields
+    return money.withdraw(
+        money_request(call),
+        card=card_for(call),
+        amount=f["amount"],
+        currency=f["currency"],
+        where=where(call, channel="POS"),
+    )
+
+
+TRANSFER = Table(
+    [
+        *MOVE,
+        F("targetCardReference", CardReference(), MANDATORY, meaning="the card credited"),
+        DESCRIPTION,
+    ]
+)
+
+
+@transaction("TransferFund", TRANSFER, "from one of the requestor's cards to another")
+def transfer_fund(call: Call) -> Answer:
+    f = call.fields
+    return money.transfer(
+        money_request(call),
+        source=card_for(call),
+        target=card_for(call, "targetCardReference"),
+        amount=f["amount"],
+        currency=f["currency"],
+    )
+
+
+PURCHASE = Table(
+    [
+        *MOVE,
+        F("channel", CHANNEL, MANDATORY, meaning="the limits' channel"),
+        *MERCHANT,
+        SECURITY_CODE,
+        EXPIRY_MONTH,
+        EXPIRY_YEAR,
+    ]
+)
+
+
+@transaction("Purchase", PURCHASE, "pay a merchant (status, expiry, limits and funds checked)")
+def purchase(call: Call) -> Answer:
+    f = call.fields
+    return money.purchase(
+        money_request(call),
+        card=card_for(call),
+        amount=f["amount"],
+        currency=f["currency"],
+        where=where(call),
+        security_code=f.get("cvv2") or "",
+        expiry=expiry_of(f),
+    )
+
+
+REFUND = Table([ORIGINAL, REQUESTOR_REFERENCE, AMOUNT, CURRENCY])
+
+
+@transaction("Refund", REFUND, "give back (part of) a Purchase")
+def refund(call: Call) -> Answer:
+    f = call.fields
+    return money.refund(
+        money_request(call), original=original_for(call), amount=f["amount"], currency=f["currency"]
+    )
+
+
+@transaction(
+    "Reversal",
+    Table([ORIGINAL, REQUESTOR_REFERENCE]),
+    "undo a Purchase, Withdraw or LoadFund, once",
+)
+def reversal(call: Call) -> Answer:
+    return money.reversal(money_request(call), original=original_for(call))
+
+
+BLOCK = Table(
+    [
+        *MOVE,
+        F(
+            "expiry",
+            Seconds(60, 30 * 24 * 3600),
+            OPTIONAL,
+            meaning="seconds until the hold lapses (default LEDGER_HOLD_LIFETIME_HOURS)",
+        ),
+        *MERCHANT,
+    ]
+)
+
+
+@transaction("BlockFund", BLOCK, "set money aside (a hold: the available balance drops)")
+def block_fund(call: Call) -> Answer:
+    f = call.fields
+    expires_at = None
+    if f.get("expiry"):
+        expires_at = timezone.now() + timedelta(seconds=f["expiry"])
+    return money.block(
+        money_request(call),
+        card=card_for(call),
+        amount=f["amount"],
+        currency=f["currency"],
+        where=where(call),
+        expires_at=expires_at,
+    )
+
+
+@transaction("UnblockFund", Table([ORIGINAL, REQUESTOR_REFERENCE]), "release a BlockFund's hold")
+def unblock_fund(call: Call) -> Answer:
+    return money.unblock(money_request(call), original=original_for(call))
+
+
+@transaction("ServiceCharge", Table([*MOVE, DESCRIPTION]), "charge the issuer's fee")
+def service_charge(call: Call) -> Answer:
+    f = call.fields
+    return money.service_charge(
+        money_request(call), card=card_for(call), amount=f["amount"], currency=f["currency"]
+    )
+
+
+VERIFICATION = Table(
+    [CARD_REFERENCE, REQUESTOR_REFERENCE, SECURITY_CODE, EXPIRY_MONTH, EXPIRY_YEAR, *MERCHANT]
+)
+
+
+@transaction("Verification", VERIFICATION, "can the card pay (no money moves)")
+def verification(call: Call) -> Answer:
+    f = call.fields
+    return money.verification(
+        money_request(call),
+        card=card_for(call),
+        security_code=f.get("cvv2") or "",
+        expiry=expiry_of(f),
+        where=where(call),
+    )
+
+
+ADJUSTMENT = Table([*MOVE, F("description", AN(200), MANDATORY, meaning="why")])
+
+
+@transaction("DebitAdjustment", ADJUSTMENT, "correct a balance down")
+def debit_adjustment(call: Call) -> Answer:
+    f = call.fields
+    return money.adjust(
+        money_request(call),
+        card=card_for(call),
+        amount=f["amount"],
+        currency=f["currency"],
+        credit=False,
+    )
+
+
+@transaction("CreditAdjustment", ADJUSTMENT, "correct a balance up")
+def credit_adjustment(call: Call) -> Answer:
+    f = call.fields
+    return money.adjust(
+        money_request(call),
+        card=card_for(call),
+        amount=f["amount"],
+        currency=f["currency"],
+        credit=True,
+    )
+
+
+HISTORY = Table(
+    [
+        CARD_REFERENCE,
+        F("fromDate", Date("YYYYMMDD"), OPTIONAL, meaning="first day (the issuer's time zone)"),
+        F("toDate", Date("YYYYMMDD"), OPTIONAL, meaning="last day, included"),
+        F("type", Choice(tuple(TransactionType.values)), OPTIONAL),
+        F("page", UN(6), OPTIONAL, meaning="from 1"),
+        F("pageSize", UN(3), OPTIONAL, meaning="1 to 100, default 20"),
+    ]
+)
+
+
+def _record(row: Any) -> dict[str, Any]:
+    record = {
+        "transactionId": row.reference,
+        "type": row.type,
+        "status": row.status,
+        "resultCode": row.result_code,
+        "amount": f"{row.amount:.2f}",
+        "currency": row.currency,
+        "cardReference": row.card.reference if row.card_id else "",
+        "createdAt": stamp(row.created_at),
+    }
+    for name, value in (
+        ("requestorReference", row.requestor_reference),
+        ("merchantName", row.merchant_name),
+        ("mcc", row.mcc),
+        ("channel", row.channel),
+        ("region", row.region),
+        ("description", row.description),
+        ("originalTransactionId", row.original.reference if row.original_id else ""),
+    ):
+        if value:
+            record[name] = value
+    if row.reversed:
+        record["reversed"] = True
+    return record
+
+
+def _page(call: Call, rows: Any) -> Answer:
+    f = call.fields
+    size = int(f.get("pageSize") or 20)
+    number = int(f.get("page") or 1)
+    if not 1 <= size <= 100 or number < 1:
+        raise ParameterError([("pageSize", str(size), "1 to 100; page from 1")])
+    pages = Paginator(rows, size)
+    items = pages.page(number).object_list if number <= pages.num_pages else []
+    fields = {
+        "cardReference": f["cardReference"],
+        "page": number,
+        "pageSize": size,
+        "totalRecords": pages.count,
+        "records": [_record(row) for row in items],
+    }
+    return results.REQUEST_SUCCEEDED, fields, None
+
+
+def _window(call: Call) -> dict[str, Any]:
+    since, until = money.day_bounds(call.fields.get("fromDate"), call.fields.get("toDate"))
+    return {"since": since, "until": until, "type": call.fields.get("type") or ""}
+
+
+@transaction("TransactionHistory", HISTORY, "what moved the account's money, newest first")
+def transaction_history(call: Call) -> Answer:
+    return _page(call, money.history(card_for(call), **_window(call)))
+
+
+@transaction("AuthorizationHistory", HISTORY, "every authorization, approved or declined")
+def authorization_history(call: Call) -> Answer:
+    return _page(call, money.authorizations(card_for(call), **_window(call)))
