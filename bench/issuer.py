@@ -72,13 +72,17 @@ DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cardplatform_bench_is
 KEYS_DIR = _server.RESULTS_DIR / "issuer-keys"
 REQUESTOR_FILE = _server.RESULTS_DIR / "issuer-requestor-private.json"
 CLIENT_ID = "bench-client"
-SCOPES = "START_OOB CHECK_OOB OTP"
+SCOPES = "START_OOB CHECK_OOB OTP TRANSACTION"
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 SUCCESS = "000.000.100"
 TARGETS: dict[str, dict[str, Any]] = {
     "token": {"throughput_per_s": 2000, "p99_ms": 10},
     "api": {"throughput_per_s": 1500, "p99_ms": None},
+    "purchase": {"throughput_per_s": None, "p99_ms": None},
 }
+PURCHASE_SUCCESS = "000.000.000"
+BENCH_PRODUCT = "BENCH-PREPAID-EUR"
+BENCH_CARDS = 64  # purchases spread over these cards (each card's purchases queue on its lock)
 REQUEST_POOL = 64  # distinct request JWEs reused round robin in api mode
 
 
@@ -129,8 +133,37 @@ def migrate_and_seed() -> dict[str, Any]:
     return {
         "private_jwks": private,
         "authentication_id": auth.pk,
+        "cards": bench_cards(),
         "issuer_jwks": keys.published_jwks(),  # what GET /.well-known/jwks.json answers
     }
+
+
+def bench_cards() -> list[str]:
+    """BENCH_CARDS active prepaid cards of the bench requestor, each loaded with a million EUR
+    (made once); their references."""
+    from issuer.cards import money, services
+    from issuer.cards.models import Card, CardProduct, KycStatus
+
+    if not CardProduct.objects.filter(code=BENCH_PRODUCT).exists():
+        services.product_create(
+            code=BENCH_PRODUCT, name="Bench prepaid", kind="prepaid", currency="EUR",
+            bins=["45970000"], enabled={"transaction/Purchase": True},
+        )  # fmt: skip
+    references = [f"bench_card_{i:03d}" for i in range(BENCH_CARDS)]
+    for reference in references:
+        if Card.objects.filter(client_id=CLIENT_ID, reference=reference).exists():
+            continue
+        card = services.card_apply(
+            client_id=CLIENT_ID, product_code=BENCH_PRODUCT, form="VIRTUAL", actor="bench",
+            customer_fields={"first_name": "Bench", "last_name": reference,
+                             "kyc_status": KycStatus.VERIFIED},
+            reference=reference,
+        )  # fmt: skip
+        services.card_activate(card=card, actor="bench")
+        request = money.Request(client_id=CLIENT_ID, requestor_reference=f"load-{reference}",
+                                digest="bench")  # fmt: skip
+        money.load(request, card=card, amount=Decimal("1000000.00"), currency="EUR")
+    return references
 
 
 # --- request material (made before the clock starts) --------------------------------------------
@@ -171,6 +204,26 @@ def api_bodies(seed: dict[str, Any], port: int) -> list[str]:
     return [client.encrypt_request(payload) for _ in range(REQUEST_POOL)]
 
 
+def purchase_bodies(seed: dict[str, Any], port: int, count: int) -> list[str]:
+    """Single-use Purchase requests (each its own requestorReference), round robin over the
+    bench cards."""
+    client = _requestor(seed, port)
+    cards = seed["cards"]
+    return [
+        client.encrypt_request(
+            {
+                "cardReference": cards[i % len(cards)],
+                "requestorReference": uuid.uuid4().hex,
+                "amount": "1.00",
+                "currency": "EUR",
+                "channel": "ECOMMERCE",
+                "merchantName": "Bench Shop",
+            }
+        )
+        for i in range(count)
+    ]
+
+
 # --- load clients -------------------------------------------------------------------------------
 
 
@@ -183,7 +236,7 @@ class Loader(_load.KeepAliveClient):
         self.verify_every = kw.get("verify_every", 20)
         self.token = kw.get("token", "")
         self.rsa = None
-        if mode == "api":
+        if mode in ("api", "purchase"):
             from issuer.protocol.client import split_keys
 
             self.rsa = split_keys(seed["private_jwks"])[1]
@@ -196,7 +249,10 @@ class Loader(_load.KeepAliveClient):
             path = "/oauth2/token"
             headers = {"Content-Type": "application/x-www-form-urlencoded"}
         else:
-            path = "/issuer/v1/authentication/OOBResultInquiry"
+            path = {
+                "api": "/issuer/v1/authentication/OOBResultInquiry",
+                "purchase": "/issuer/v1/transaction/Purchase",
+            }[self.mode]
             headers = {"Content-Type": "application/jose", "Authorization": f"Bearer {self.token}"}
         started = time.perf_counter()
         try:
@@ -220,7 +276,8 @@ class Loader(_load.KeepAliveClient):
 
             rsa = self.rsa
             _header, answer = jwe.decrypt(data.decode(), lambda kid: rsa)
-            if answer.get("result", {}).get("code") != SUCCESS:
+            expected = PURCHASE_SUCCESS if self.mode == "purchase" else SUCCESS
+            if answer.get("result", {}).get("code") != expected:
                 self.error(record, f"result {answer.get('result')}")
                 return
             self.verified += 1
@@ -228,14 +285,15 @@ class Loader(_load.KeepAliveClient):
             self.lat.append(elapsed_ms)
 
     def run(self, measure_at: float, end_at: float, stop: Any) -> None:
-        source = iter(self.bodies) if self.mode == "token" else itertools.cycle(self.bodies)
+        single_use = self.mode in ("token", "purchase")
+        source = iter(self.bodies) if single_use else itertools.cycle(self.bodies)
         for count in itertools.count():
             now = time.time()
             if now >= end_at or stop.is_set():
                 break
             body = next(source, None)
             if body is None:
-                self.exhausted = True  # every pre-signed assertion is used (each is single-use)
+                self.exhausted = True  # every single-use body (assertion, purchase) is used
                 break
             self.one(body, now >= measure_at, count)
         self.close()
@@ -254,8 +312,9 @@ def client_process(
     verify_every: int, ready: Any, start_at: Any, times: tuple[float, float], stop: Any, out: Any,
 ) -> None:  # fmt: skip
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    if mode == "token":
-        material = token_bodies(seed, port, threads * per_thread)
+    if mode in ("token", "purchase"):
+        make = token_bodies if mode == "token" else purchase_bodies
+        material = make(seed, port, threads * per_thread)
         shares = [material[i * per_thread : (i + 1) * per_thread] for i in range(threads)]
     else:
         pool = api_bodies(seed, port)
@@ -289,9 +348,9 @@ def client_process(
 # --- load mode ----------------------------------------------------------------------------------
 
 
-def fetch_token(port: int, seed: dict[str, Any]) -> str:
+def fetch_token(port: int, seed: dict[str, Any], scope: str = "CHECK_OOB") -> str:
     client = _requestor(seed, port)
-    return str(client.fetch_token(["CHECK_OOB"])["access_token"])
+    return str(client.fetch_token([scope])["access_token"])
 
 
 def run_load(args: argparse.Namespace, seed: dict[str, Any], port: int) -> dict[str, Any]:
@@ -317,7 +376,10 @@ def run_load(args: argparse.Namespace, seed: dict[str, Any], port: int) -> dict[
             f"gunicorn pid {gunicorn.pid} on 127.0.0.1:{port}, {args.workers} workers, healthy "
             f"after {time.monotonic() - started:.1f} s; log {log_path}"
         )
-        token = fetch_token(port, seed) if args.mode == "api" else ""
+        token = {
+            "api": lambda: fetch_token(port, seed),
+            "purchase": lambda: fetch_token(port, seed, "TRANSACTION"),
+        }.get(args.mode, lambda: "")()
         ctx = multiprocessing.get_context("spawn")
         stop, ready, queue = ctx.Event(), ctx.Queue(), ctx.Queue()
         start_at = ctx.Value("d", 0.0)
@@ -343,7 +405,7 @@ def run_load(args: argparse.Namespace, seed: dict[str, Any], port: int) -> dict[
             ready.get(timeout=600)
         print(
             f"{args.mode}: request material ready in {time.monotonic() - prepared:.1f} s "
-            f"({per_thread * args.concurrency if args.mode == 'token' else REQUEST_POOL} bodies); "
+            f"({per_thread * args.concurrency if args.mode != 'api' else REQUEST_POOL} bodies); "
             f"{args.concurrency} clients in {procs_n} process(es), warm-up {args.warmup:g} s, "
             f"measuring {args.duration:g} s"
         )
@@ -586,7 +648,7 @@ def run_profile(count: int, seed: dict[str, Any], port: int) -> None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--mode", choices=("token", "api"), default="token")
+    parser.add_argument("--mode", choices=("token", "api", "purchase"), default="token")
     parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
     parser.add_argument("--warmup", type=float, default=3.0, help="unrecorded seconds first")
     parser.add_argument("--concurrency", type=int, default=16, help="client threads in all")

@@ -175,3 +175,5 @@ class OTPChallengeAdmin(_ReadOnly):
 for _model in (get_grant_model(), get_id_token_model(), get_refresh_token_model()):
     if admin.site.is_registered(_model):
         admin.site.unregister(_model)
+
+from .cards import admin as _cards_admin  # noqa: E402, F401 - registers the cards' admin

@@ -73,7 +73,7 @@ CUSTOMER = {
 }
 
 
-def _card(client_id: str, reference: str, product: str, **extra: str) -> Card:
+def _card(client_id: str, reference: str, product: str, iban: str = "") -> Card:
     found = Card.objects.filter(client_id=client_id, reference=reference).first()
     if found is not None:
         return found
@@ -84,7 +84,7 @@ def _card(client_id: str, reference: str, product: str, **extra: str) -> Card:
         form=CardForm.VIRTUAL,
         actor="demo",
         reference=reference,
-        **extra,
+        iban=iban,
     )
     services.card_activate(card=card, actor="demo")
     services.pin_reset(card=card, new_pin=DEMO_PIN)

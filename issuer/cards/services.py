@@ -22,11 +22,11 @@ digit, stored only in the vault and as its keyed fingerprint; staff and answers 
 """
 
 import secrets as random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
@@ -39,7 +39,6 @@ from core.errors import ApplicationError, NotFound, ParameterError
 
 from .. import results
 from ..ledger.models import AccountKind, LedgerAccount
-from ..operations.catalogue import CATALOGUE, Entry
 from . import secrets
 from .lookups import NEW_NUMBER_REASONS
 from .models import (
@@ -60,7 +59,11 @@ from .models import (
     SecureChannel,
 )
 
+if TYPE_CHECKING:  # the operations import these services
+    from ..operations.catalogue import Entry
+
 PAN_ATTEMPTS = 20
+T = TypeVar("T")
 
 
 # --- products and their letters -------------------------------------------------------------
@@ -69,6 +72,8 @@ PAN_ATTEMPTS = 20
 def product_operations_create(product: CardProduct, enabled: Mapping[str, bool] | None = None):
     """The product's applicability table from the catalogue's letters: O enabled, C as
     `enabled` says (default off), M and NA fixed. Operations without letters are not listed."""
+    from ..operations.catalogue import CATALOGUE
+
     enabled = dict(enabled or {})
     rows = []
     for entry in CATALOGUE.values():
@@ -108,7 +113,7 @@ def product_create(
     return product
 
 
-def require_letter(product: CardProduct, entry: Entry) -> None:
+def require_letter(product: CardProduct, entry: "Entry") -> None:
     """Refuse an operation the product does not run: NA (never), or O/C not enabled."""
     letter = entry.applies(product.kind)
     if letter is None:
@@ -505,6 +510,13 @@ def limits_set(*, card: Card, rows: list[dict[str, Any]]) -> list[CardLimit]:
                 defaults={name: row.get(name) for name in LIMIT_FIELDS},
             )
     return list(card.limits.all())
+
+
+def under_card_lock(card: Card, change: Callable[[], T]) -> T:
+    """Run `change` in a transaction holding the card's row lock (staff's limit edits)."""
+    with transaction.atomic():
+        Card.objects.select_for_update().get(pk=card.pk)
+        return change()
 
 
 # --- PIN, CVV2, dCVV ----------------------------------------------------------------------------

@@ -45,7 +45,11 @@ CARD_APPLICATION_TABLE = Table(
         F("customer.firstName", NAME, CONDITIONAL, meaning="a new customer"),
         F("customer.lastName", AN(50, example="Mustermann"), CONDITIONAL),
         F("customer.email", Email(), OPTIONAL),
-        F("customer.mobile", AN(20, pattern=r"\+?[0-9]{6,19}", what="digits, + first"), OPTIONAL),
+        F(
+            "customer.mobile",
+            AN(20, pattern=r"\+?[0-9]{6,19}", what="digits, + first", example="+4915112345678"),
+            OPTIONAL,
+        ),
         *address_rows("customer.address"),
         F(
             "customer.kycStatus",

@@ -65,7 +65,11 @@ INFO_UPDATE = Table(
     [
         CARD_REFERENCE,
         F("email", Email(), OPTIONAL, meaning="blank clears it"),
-        F("mobile", AN(20, pattern=r"\+?[0-9]{6,19}", what="digits, + first"), OPTIONAL),
+        F(
+            "mobile",
+            AN(20, pattern=r"\+?[0-9]{6,19}", what="digits, + first", example="+4915112345678"),
+            OPTIONAL,
+        ),
         *address_rows("address"),
     ]
 )

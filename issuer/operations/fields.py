@@ -93,8 +93,10 @@ class Iban(FieldType):
     def parse(self, text: str) -> str:
         from stdnum import iban
 
-        compact = re.sub(r"\s", "", text).upper()
-        if not iban.is_valid(compact):
+        compact = text.replace(" ", "").upper()
+        if not re.fullmatch(r"[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}", compact) or not iban.is_valid(
+            compact
+        ):
             raise ValueError("is not a valid IBAN (its check digits fail)")
         return compact
 

@@ -299,12 +299,20 @@ def test_the_issuer_api_documents_jose_both_ways_and_its_refusals(document):
     assert set(operation["responses"]["200"]["content"]) == {"application/jose"}
     assert {"401", "403", "404", "405", "413", "415"} <= set(operation["responses"])
     parameters = {p["name"]: p["schema"]["enum"] for p in operation["parameters"]}
+    # Every entry of the catalogue (issue 14; issue 5 built the Authentication group).
+    from issuer.operations.catalogue import CATALOGUE
+
     assert parameters == {
-        "group": ["authentication"],
-        "operation": ["OOBResultInquiry", "SendOTP", "StartOOBAuthen", "VerifyOTP"],
+        "group": sorted({group for group, _ in CATALOGUE}),
+        "operation": sorted({name for _, name in CATALOGUE}),
     }
+    assert {"OOBResultInquiry", "SendOTP", "StartOOBAuthen", "VerifyOTP"} <= set(
+        parameters["operation"]
+    )
     payloads = document["components"]["schemas"]
     assert "issuer.authentication.StartOOBAuthen.request" in payloads
+    for group, name in CATALOGUE:
+        assert f"issuer.{group}.{name}.request" in payloads
     token = document["paths"]["/oauth2/token"]["post"]
     assert set(token["requestBody"]["content"]) == {"application/x-www-form-urlencoded"}
     refusal = token["responses"]["400"]["content"]["application/json"]["schema"]

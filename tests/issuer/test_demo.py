@@ -103,7 +103,8 @@ def test_the_documented_issuer_client_lines_work_on_any_port(live_server, issuer
     token = client("--key-file", key_file, "--scopes", "START_OOB", "token")
     started = client(
         "--key-file", key_file, "--scopes", "START_OOB CHECK_OOB",
-        "authentication", "StartOOBAuthen", json.dumps(start_payload(transactionId="doc-1", cardReference="crd_demo_prepaid")),
+        "authentication", "StartOOBAuthen",
+        json.dumps(start_payload(transactionId="doc-1", cardReference="crd_demo_prepaid")),
     )  # fmt: skip
     inquiry = client(
         "--key-file", key_file, "--scopes", "CHECK_OOB", "authentication", "OOBResultInquiry",

@@ -60,3 +60,22 @@ def test_keys_of_your_own_requestor_go_under_var():
     written = re.findall(r"--(?:public-)?out\s+(\S+)", text)
     assert written and all(path.startswith("var/") for path in written), written
     assert not settings.BASE_DIR.joinpath("requestor-private.json").exists()
+
+
+def test_the_catalogue_in_docs_issuer_md_is_the_operations_own():
+    from issuer.management.commands.issuer_catalogue import replaced
+
+    text = ISSUER_MD.read_text()
+    assert replaced(text) == text, (
+        "run: .venv/bin/python manage.py issuer_catalogue --write docs/issuer.md"
+    )
+    for group in (
+        "application",
+        "customer",
+        "account",
+        "card",
+        "transaction",
+        "token",
+        "parameter",
+    ):
+        assert f"### The {group.capitalize()} group (scope `{group.upper()}`)" in text

@@ -25,6 +25,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from core.bearer import token_hash
+from issuer import demo as issuer_demo
+from issuer.cards import money as issuer_money
 from merchants.models import Entity, EntityType, Merchant, PortalUser, ThreeDSStatus
 from merchants.services import (
     entity_create,
@@ -89,6 +91,10 @@ def write_private(path: Path, data: dict[str, Any]) -> None:
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
+
+
+# The issuer's demo requestor (issuer_demo registers it): the demo cards are its.
+ISSUER_REQUESTOR = "oob-client"
 
 
 class Command(BaseCommand):
@@ -250,6 +256,14 @@ class Command(BaseCommand):
             f"password={credentials['staff']['password']}"
         )
         out(f"  portal user   user={PORTAL_USER} password={credentials['portal']['password']}")
+        cards = issuer_demo.demo_cards(ISSUER_REQUESTOR)
+        for card in (cards.prepaid, cards.debit):
+            balance = issuer_money.balances(card)
+            out(
+                f"  issuer card   {card.reference} ({card.product.kind}, requestor "
+                f"{ISSUER_REQUESTOR}): {card.masked} {card.expiry}, PIN {issuer_demo.DEMO_PIN}, "
+                f"available {balance['availableBalance']} {balance['currency']}"
+            )
         out("")
         out("Create a merchant:")
         out(

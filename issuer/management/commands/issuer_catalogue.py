@@ -1,0 +1,99 @@
+"""python manage.py issuer_catalogue [--write docs/issuer.md]
+
+Prints the catalogue's operations group by group (or, with --write, replaces the part between
+the markers in the given Markdown file): each group's scope, and for each operation its
+prepaid and debit letters, its request table (from the operation's own table, the one that
+validates the requests) and its example request (issuer.operations.examples, which the tests
+run in order against the demo cards). tests/issuer/test_docs_catalogue.py checks the file is
+up to date.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from issuer.operations import IMPLEMENTED
+from issuer.operations.catalogue import SCOPE_DESCRIPTIONS
+from issuer.operations.examples import EXAMPLES
+
+START = (
+    "<!-- catalogue:start (.venv/bin/python manage.py issuer_catalogue --write docs/issuer.md) -->"
+)
+END = "<!-- catalogue:end -->"
+GROUPS = ("application", "customer", "account", "card", "transaction", "token", "parameter")
+LETTER_WORDS = {None: "any product", "M": "M", "O": "O", "C": "C", "NA": "NA"}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _example(group: str, name: str) -> str:
+    for g, n, payload, _, expected in EXAMPLES:
+        if (g, n) == (group, name):
+            text = json.dumps(payload, indent=1, ensure_ascii=False)
+            note = f" (answers `{expected}`)" if expected else ""
+            return f"Example{note}:\n\n```json\n{text}\n```\n"
+    return ""
+
+
+def document() -> str:
+    lines: list[str] = []
+    for group in GROUPS:
+        operations = [op for (g, _), op in sorted(IMPLEMENTED.items()) if g == group]
+        scope = operations[0].scope
+        lines += [
+            f"### The {group.capitalize()} group (scope `{scope}`)",
+            "",
+            f"{SCOPE_DESCRIPTIONS.get(scope, '')}.",
+            "",
+        ]
+        for op in operations:
+            entry = op.entry
+            letters = (
+                f"prepaid {LETTER_WORDS[entry.prepaid]}, debit {LETTER_WORDS[entry.debit]}"
+                if entry.prepaid or entry.debit
+                else "no product letters"
+            )
+            lines += [
+                f"#### {op.path} ({letters})",
+                "",
+                f"{op.summary[:1].upper()}{op.summary[1:]}.",
+                "",
+            ]
+            rows = ["| Field | Req | Format | Meaning |", "|---|---|---|---|"]
+            for spec in op.table:
+                req = {"M": "M", "O": "O", "C": "C"}.get(spec.req, spec.req)
+                rows.append(
+                    f"| `{spec.name}` | {req} | {_cell(spec.type.describe())} | "
+                    f"{_cell(spec.meaning)}{' (never echoed)' if spec.secret else ''} |"
+                )
+            lines += [*rows, "", _example(group, op.name)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def replaced(text: str) -> str:
+    head, found, rest = text.partition(START)
+    _, found_end, tail = rest.partition(END)
+    if not (found and found_end):
+        raise ValueError(f"the markers {START!r} and {END!r} are missing")
+    return f"{head}{START}\n\n{document()}\n{END}{tail}"
+
+
+class Command(BaseCommand):
+    help = "Print (or write into docs/issuer.md) the catalogue's operations, group by group."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--write", metavar="FILE", help="replace the part in this file")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if not options["write"]:
+            self.stdout.write(document())
+            return
+        path = Path(options["write"])
+        try:
+            path.write_text(replaced(path.read_text()))
+        except (OSError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
