@@ -25,12 +25,12 @@ DCVV_SERVICE_CODE = "999"
 MAX_PIN_FAILURES = 3
 
 
-def _key() -> bytes:
+def verification_key() -> bytes:
     return base64.b64decode(settings.ISSUER_CARD_VERIFICATION_KEY)
 
 
 def _digits(message: str, count: int = 3) -> str:
-    digest = hmac.new(_key(), message.encode(), hashlib.sha256).digest()
+    digest = hmac.new(verification_key(), message.encode(), hashlib.sha256).digest()
     value = int.from_bytes(digest[:8], "big") % 10**count
     return f"{value:0{count}d}"
 

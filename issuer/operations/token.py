@@ -1,24 +1,15 @@
 """The Token group (docs/issuer.md): the scheme tokens (issue 9's) whose funding card is one of
-this requestor's cards. TokenStateUpdate changes a token's status through tokenization's one
-service, which notifies the token requestor (the merchant); the others read, decide or record."""
+this requestor's cards (issuer.cards.tokens). TokenStateUpdate changes a token's status through
+tokenization's one service, which notifies the token requestor (the merchant)."""
 
-import hashlib
-import hmac
-from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
-
 from core import results
-from core.errors import ApplicationError, NotFound
 from core.fields import AN, UN, Choice
 from core.tables import MANDATORY, OPTIONAL, F, Table
-from tokenization import services as tokens
-from tokenization.models import CardArt, Token, TokenStatus
+from tokenization.models import Token, TokenStatus
 
-from .. import results as issuer_results
-from ..cards import secrets, services
-from ..cards.models import Card, CardStatus, TokenEvent
+from ..cards import tokens
 from .common import CARD_REFERENCE, card_for, stamp
 from .registry import Answer, Call, group
 
@@ -28,25 +19,6 @@ TUR = F(
     AN(64, pattern=r"[A-Za-z0-9]+", what="letters and digits", example="DTKN" + "0" * 60),
     MANDATORY,
 )
-LUK_SECONDS = 24 * 3600
-LUK_TRANSACTIONS = 10
-
-
-def _token_of(call: Call, *, lock: bool = False) -> tuple[Token, Card]:
-    query = Token.objects.filter(pk=call.fields["tokenUniqueReference"])
-    if lock:
-        query = query.select_for_update()
-    found = query.select_related("merchant").first()
-    card = None
-    if found is not None:
-        card = (
-            Card.objects.filter(client_id=call.client_id, pan_fingerprint=found.pan_fingerprint)
-            .select_related("product")
-            .first()
-        )
-    if found is None or card is None:
-        raise NotFound(issuer_results.TOKEN_NOT_FOUND)
-    return found, card
 
 
 def _token_fields(found: Token) -> dict[str, Any]:
@@ -66,20 +38,11 @@ def _token_fields(found: Token) -> dict[str, Any]:
 @token("TokenInquiry", Table([CARD_REFERENCE]), "the card's scheme tokens")
 def inquiry(call: Call) -> Answer:
     card = card_for(call)
-    found = Token.objects.filter(pan_fingerprint=card.pan_fingerprint).select_related("merchant")
-    fields = {"cardReference": card.reference, "tokens": [_token_fields(t) for t in found]}
+    fields = {
+        "cardReference": card.reference,
+        "tokens": [_token_fields(t) for t in tokens.tokens_of(card)],
+    }
     return results.REQUEST_SUCCEEDED, fields, None
-
-
-def decision_for(card: Card) -> tuple[str, str]:
-    """The issuer's answer to a token request for its card: APPROVED for an ACTIVE card in
-    date, REQUIRE_ADDITIONAL_AUTHENTICATION for one not yet activated or suspended, DECLINED
-    for one lost, stolen, expired or ended."""
-    if card.status == CardStatus.ACTIVE and not services.card_expired(card):
-        return tokens.APPROVED, ""
-    if card.status in (CardStatus.INACTIVE, CardStatus.SUSPENDED):
-        return tokens.NEEDS_AUTHENTICATION, f"the card is {card.status}"
-    return tokens.DECLINED, f"the card is {card.status}"
 
 
 REQUEST = Table(
@@ -93,7 +56,7 @@ REQUEST = Table(
 @token("TokenRequest", REQUEST, "the issuer's decision on tokenizing its card")
 def request(call: Call) -> Answer:
     card = card_for(call)
-    decision, why = decision_for(card)
+    decision, why = tokens.decision_for(card)
     fields = {"cardReference": card.reference, "decision": decision}
     if why:
         fields["reason"] = why
@@ -117,22 +80,12 @@ STATE_UPDATE = Table(
 
 @token("TokenStateUpdate", STATE_UPDATE, "suspend, resume, delete or activate a token")
 def state_update(call: Call) -> Answer:
-    found, card = _token_of(call)
-    action = ACTIONS[call.fields["action"]]
-    updated = tokens.token_set_status(
-        reference=found.pk,
-        action=action,
-        actor=call.actor,
-        reason=call.fields.get("reason") or "",
-        suspender="ISSUER" if action in ("suspend", "unsuspend") else "",
-    )
-    TokenEvent.objects.create(
-        tur=found.pk,
-        card=card,
+    updated = tokens.token_change_status(
         client_id=call.client_id,
-        event="STATE_UPDATE",
-        status=updated.status,
+        tur=call.fields["tokenUniqueReference"],
+        action=ACTIONS[call.fields["action"]],
         reason=call.fields.get("reason") or "",
+        actor=call.actor,
     )
     return results.REQUEST_SUCCEEDED, _token_fields(updated), None
 
@@ -147,20 +100,19 @@ NOTIFICATION = Table(
 
 
 @token(
-    "TokenStateNotification", NOTIFICATION, "record a token state change the token service reports"
+    "TokenStateNotification",
+    NOTIFICATION,
+    "record a token state change the token service reports",
 )
 def state_notification(call: Call) -> Answer:
-    found, card = _token_of(call)
-    event = TokenEvent.objects.create(
-        tur=found.pk,
-        card=card,
+    event = tokens.token_notification_record(
         client_id=call.client_id,
-        event="STATE_NOTIFICATION",
+        tur=call.fields["tokenUniqueReference"],
         status=call.fields["status"],
         reason=call.fields.get("eventReasonCode") or "",
     )
     fields = {
-        "tokenUniqueReference": found.pk,
+        "tokenUniqueReference": event.tur,
         "received": True,
         "receivedAt": stamp(event.created_at),
     }
@@ -174,47 +126,25 @@ METADATA = Table(
 
 @token("TokenMetadataUpdate", METADATA, "refresh a token's card data and card art; notifies")
 def metadata_update(call: Call) -> Answer:
-    with transaction.atomic():
-        found, card = _token_of(call, lock=True)
-        if call.fields.get("cardArtId"):
-            art = CardArt.objects.filter(pk=int(call.fields["cardArtId"])).first()
-            if art is None:
-                raise ApplicationError(
-                    results.REFERENCE_NOT_FOUND, "no card art with this cardArtId"
-                )
-            found.card_art = art
-        found.card_last4 = card.last4
-        found.card_expiry_month = f"{card.expiry_month:02d}"
-        found.card_expiry_year = str(card.expiry_year)
-        found.save(
-            update_fields=["card_art", "card_last4", "card_expiry_month", "card_expiry_year"]
-        )
-        TokenEvent.objects.create(
-            tur=found.pk, card=card, client_id=call.client_id, event="METADATA_UPDATE"
-        )
-        tokens.notify(found, reason="METADATA_UPDATED")
+    art = call.fields.get("cardArtId")
+    found = tokens.token_metadata_refresh(
+        client_id=call.client_id,
+        tur=call.fields["tokenUniqueReference"],
+        card_art_id=int(art) if art else None,
+    )
     return results.REQUEST_SUCCEEDED, _token_fields(found), None
 
 
 @token("ReplenishTokenLUK", Table([TUR]), "new limited-use key for a cloud-based token")
 def replenish_luk(call: Call) -> Answer:
-    found, card = _token_of(call)
-    if found.status != TokenStatus.ACTIVE:
-        raise ApplicationError(
-            issuer_results.CARD_NOT_ACTIVE, f"the token is {found.status}: no new key"
-        )
-    event = TokenEvent.objects.create(
-        tur=found.pk, card=card, client_id=call.client_id, event="LUK_REPLENISHED"
+    found, luk = tokens.luk_replenish(
+        client_id=call.client_id, tur=call.fields["tokenUniqueReference"]
     )
-    # Derived from the card verification key, the token and the event: never stored.
-    luk = hmac.new(
-        secrets._key(), f"luk|{found.pk}|{event.pk}".encode(), hashlib.sha256
-    ).hexdigest()[:32]
     fields = {
         "tokenUniqueReference": found.pk,
-        "lukId": event.pk,
-        "luk": luk,
-        "validUntil": stamp(event.created_at + timedelta(seconds=LUK_SECONDS)),
-        "maxTransactions": LUK_TRANSACTIONS,
+        "lukId": luk.luk_id,
+        "luk": luk.key,
+        "validUntil": stamp(luk.valid_until),
+        "maxTransactions": luk.max_transactions,
     }
     return results.REQUEST_SUCCEEDED, fields, None

@@ -141,3 +141,35 @@ def test_limits_hold_under_concurrency():
     assert pos.count("000.000.000") == 5 and pos.count("800.100.163") == 15
     assert web.count("000.000.000") == 3 and web.count("800.100.162") == 17
     assert money.balances(card)["ledgerBalance"] == "465.00"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_client_calls_every_operation_of_the_catalogue(live_server, issuer_keys, settings):
+    """issuer_demo as `make run` runs it, then every example of docs/issuer.md, in order,
+    through the requestor client (as `issuer_client` sends them): JWE both ways."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from issuer.management.commands.issuer_demo import CLIENT_ID
+    from issuer.operations.examples import EXAMPLES
+    from issuer.protocol.client import RequestorClient
+    from tests.factories import MerchantFactory
+    from tests.issuer.test_operations import fill, member
+
+    settings.ISSUER_BASE_URL = live_server.url
+    MerchantFactory()  # the demo's merchant: the prepaid card gets a token
+    call_command("issuer_demo", "--base-url", live_server.url, stdout=StringIO())
+    client = RequestorClient.from_key_file(
+        settings.DEMO_REQUESTOR_KEY_FILE, base_url=live_server.url, client_id=CLIENT_ID
+    )
+    kept: dict[str, str] = {}
+    for group, name, payload, keep, expected in EXAMPLES:
+        scope = lookup(group, name).scope  # type: ignore[union-attr]
+        answer = client.call(group, name, fill(payload, kept), scopes=[scope])
+        assert answer["result"]["code"] in ((expected,) if expected else SUCCESS), (name, answer)
+        for label, path in keep.items():
+            kept[label] = member(answer, path)
+
+
+SUCCESS = ("000.000.000", "000.000.100")
