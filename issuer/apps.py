@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 class IssuerConfig(AppConfig):
     name = "issuer"
-    verbose_name = "Issuer authorization protocol"
+    verbose_name = "Issuer: protocol, cards and ledger"
 
     def ready(self) -> None:
         # The implemented operations register themselves; the app's result codes are declared.

@@ -297,3 +297,23 @@ def enrolled_merchant(transactional_db: None) -> Any:
 @pytest.fixture
 def payer(live_server: Any, enrolled_merchant: Any, shop: Shop) -> HttpPayer:
     return HttpPayer(live_server.url, enrolled_merchant, shop)
+
+
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def expect(locator: Any) -> Any:
+    """Playwright's `expect`, imported when a browser test runs (Playwright is optional)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
+@pytest.fixture
+def desk(browser: Any) -> Iterator[Tab]:
+    """A desktop-sized tab (1280 x 900), as bank staff and merchant administrators work."""
+    opened = Tab(browser, viewport=DESKTOP)
+    try:
+        yield opened
+    finally:
+        opened.close()

@@ -9,29 +9,13 @@ from django.contrib.auth.models import User
 
 from merchants.models import PortalUser
 from payments.models import Payment
-from tests.browser.conftest import Tab, screenshot
+from tests.browser.conftest import DESKTOP, Tab, expect, screenshot
 from tests.conftest import SpecClient, code
 from tests.factories import MerchantFactory, TerminalFactory
 from tests.payments.conftest import MASTER, NO_FUNDS, Payer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a long portal passphrase 7"
-DESKTOP = {"width": 1280, "height": 900}
-
-
-def expect(locator: Any) -> Any:
-    from playwright.sync_api import expect as playwright_expect
-
-    return playwright_expect(locator)
-
-
-@pytest.fixture
-def desk(browser: Any) -> Any:
-    opened = Tab(browser, viewport=DESKTOP)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 @pytest.fixture
