@@ -240,6 +240,9 @@ class CardAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # cards are issued by CardApplication (services.card_apply)
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a card ends CANCELLED or REPLACED, with its history
+
     @admin.display(description="card")
     def masked(self, obj: Card) -> str:
         return obj.masked

@@ -39,11 +39,13 @@ from core.errors import ApplicationError, NotFound, ParameterError
 
 from .. import results
 from ..ledger.models import AccountKind, LedgerAccount
+from ..ledger.services import held
 from . import secrets
 from .lookups import NEW_NUMBER_REASONS
 from .models import (
     ACCOUNT_LIFECYCLE,
     CARD_LIFECYCLE,
+    AccountStatus,
     BinRange,
     Card,
     CardAccount,
@@ -406,9 +408,12 @@ def card_replace(
     with transaction.atomic():
         old = Card.objects.select_for_update().select_related("product").get(pk=card.pk)
         _refuse_transition(old, CardStatus.REPLACED)
-        if mode == REPLACE_SAME and reason in NEW_NUMBER_REASONS:
+        if mode == REPLACE_SAME and (
+            reason in NEW_NUMBER_REASONS or old.status in (CardStatus.LOST, CardStatus.STOLEN)
+        ):
+            why = old.status if old.status in (CardStatus.LOST, CardStatus.STOLEN) else reason
             raise ParameterError(
-                [("replacementType", mode, f"a card replaced as {reason} gets a new number")]
+                [("replacementType", mode, f"a card replaced as {why} gets a new number")]
             )
         form = form or old.form
         if form == CardForm.PHYSICAL and not delivery.complete:
@@ -579,6 +584,21 @@ def pin_change(*, card: Card, old_pin: str, new_pin: str) -> PinOutcome:
 def _virtual_only(card: Card) -> None:
     if card.form != CardForm.VIRTUAL:
         raise ApplicationError(results.VIRTUAL_ONLY)
+    _codes_allowed(card)
+
+
+def _codes_allowed(card: Card) -> None:
+    """Security codes only for a card that can still pay (INACTIVE, ACTIVE or SUSPENDED): never
+    for one lost, stolen, expired or ended."""
+    refusal = {
+        CardStatus.LOST: results.CARD_LOST,
+        CardStatus.STOLEN: results.CARD_STOLEN,
+        CardStatus.EXPIRED: results.CARD_EXPIRED,
+        CardStatus.CANCELLED: results.CARD_NOT_ACTIVE,
+        CardStatus.REPLACED: results.CARD_NOT_ACTIVE,
+    }.get(CardStatus(card.status))
+    if refusal is not None:
+        raise ApplicationError(refusal, f"no security code for a card in status {card.status}")
 
 
 def card_cvv2(card: Card) -> str:
@@ -592,6 +612,7 @@ def card_cvv2_verify(card: Card, candidate: str) -> bool:
 
 
 def card_dcvv(card: Card, moment: datetime | None = None) -> tuple[str, datetime]:
+    _codes_allowed(card)
     window = secrets.dcvv_window(moment)
     code = secrets.dcvv(card_number(card), card.expiry_month, card.expiry_year, window)
     return code, secrets.dcvv_valid_until(window)
@@ -636,6 +657,7 @@ CUSTOMER_UPDATABLE = (
     "city",
     "postcode",
     "country",
+    "kyc_status",
 )
 
 
@@ -693,6 +715,13 @@ def account_set_status(*, account: CardAccount, target: str, actor: str) -> Card
             raise ApplicationError(
                 results.ACCOUNT_STATUS_NOT_ALLOWED,
                 f"an account in status {account.status} cannot become {target}",
+            )
+        money = LedgerAccount.objects.select_for_update().get(pk=account.ledger_id)
+        if target == AccountStatus.CLOSED and (money.balance != 0 or held(money) != 0):
+            raise ApplicationError(
+                results.ACCOUNT_STATUS_NOT_ALLOWED,
+                f"the account still holds {money.balance:.2f} {money.currency} (or blocked "
+                "funds): pay it out before closing it",
             )
         ACCOUNT_LIFECYCLE.apply(account, target, actor=actor)
     return account

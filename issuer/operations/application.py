@@ -59,7 +59,7 @@ CARD_APPLICATION_TABLE = Table(
         ),
         F("embossedName", AN(26), OPTIONAL, meaning="default: the customer's name"),
         F("iban", Iban(), CONDITIONAL, meaning="debit products: the linked bank account"),
-        *address_rows("deliveryAddress", "mandatory for a physical card"),
+        *address_rows("deliveryAddress", "for a physical card"),
     ],
     rules=[
         _customer_rule,

@@ -33,14 +33,17 @@ def _limits(card_obj: Any) -> list[dict[str, Any]]:
     def text(value: Any) -> str:
         return "" if value is None else str(value)
 
+    def amount(value: Any) -> str:
+        return "" if value is None else f"{value:.2f}"
+
     return [
         {
             "region": limit.region,
             "channel": limit.channel,
-            "perTransactionAmount": text(limit.per_transaction),
-            "dailyAmount": text(limit.daily_amount),
+            "perTransactionAmount": amount(limit.per_transaction),
+            "dailyAmount": amount(limit.daily_amount),
             "dailyCount": text(limit.daily_count),
-            "monthlyAmount": text(limit.monthly_amount),
+            "monthlyAmount": amount(limit.monthly_amount),
             "monthlyCount": text(limit.monthly_count),
         }
         for limit in card_obj.limits.all()
@@ -99,7 +102,7 @@ REPLACEMENT = Table(
             meaning="SPECIFIC: the new number, in one of the product's BIN ranges",
         ),
         F("cardForm", Choice(tuple(CardForm.values)), OPTIONAL, meaning="PHYSICAL: a plastic"),
-        *address_rows("deliveryAddress", "for a physical card (default: the old card's)"),
+        *address_rows("deliveryAddress", "for a new physical card (default: the old card's)"),
     ],
     rules=[_replacement_rule],
 )

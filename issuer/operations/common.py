@@ -2,12 +2,13 @@
 reference; finding the requestor's card and checking its product's letter; rendering a card."""
 
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.utils import timezone
 
 from core.fields import AN, Amount, Choice, Country, Currency, N
-from core.tables import MANDATORY, OPTIONAL, F
+from core.tables import MANDATORY, OPTIONAL, F, given, together
 
 from ..cards import money, services
 from ..cards.models import Card, CardTransaction
@@ -15,7 +16,11 @@ from .fields import TRANSACTION_ID, CardReference
 from .registry import Call
 
 CARD_REFERENCE = F(
-    "cardReference", CardReference(), MANDATORY, meaning="the card (CardApplication's answer)"
+    "cardReference",
+    CardReference(),
+    MANDATORY,
+    meaning="the card (CardApplication's answer)",
+    secret=True,  # a card number sent by mistake is never echoed
 )
 REQUESTOR_REFERENCE = F(
     "requestorReference",
@@ -40,8 +45,21 @@ PIN = N(12, min=4)
 SECURITY_CODE = F(
     "cvv2", N(3, min=3), OPTIONAL, secret=True, meaning="CVV2 or a current dynamic CVV"
 )
-EXPIRY_MONTH = F("expiryMonth", N(2, min=2), OPTIONAL, meaning="MM, checked with expiryYear")
-EXPIRY_YEAR = F("expiryYear", N(4, min=4), OPTIONAL, meaning="YYYY")
+EXPIRY_MONTH = F(
+    "expiryMonth",
+    Choice(tuple(f"{month:02d}" for month in range(1, 13))),
+    OPTIONAL,
+    meaning="MM, with expiryYear: checked against the card's",
+)
+EXPIRY_YEAR = F("expiryYear", N(4, min=4), OPTIONAL, meaning="YYYY, with expiryMonth")
+EXPIRY_RULES = [together("expiryMonth", "expiryYear")]
+
+
+def positive_amount(flat: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+    if given(flat, "amount") and flat["amount"] <= 0:
+        yield "amount", "must be more than 0"
+
+
 MERCHANT = [
     F("merchantName", AN(100), OPTIONAL),
     F("merchantCountry", Country(), OPTIONAL, meaning="ISO 3166 alpha-2: domestic or overseas"),
@@ -57,8 +75,20 @@ ADDRESS = [
 ]
 
 
-def address_rows(prefix: str, meaning: str = "") -> list[F]:
-    return [F(f"{prefix}.{row.name}", row.type, OPTIONAL, meaning=meaning) for row in ADDRESS]
+ADDRESS_NEEDED = ("line1", "city", "country")  # a delivery address has at least these
+
+
+def address_rows(prefix: str, needed_for: str = "") -> list[F]:
+    """The address rows; `needed_for` names when line1, city and country are required."""
+    return [
+        F(
+            f"{prefix}.{row.name}",
+            row.type,
+            OPTIONAL,
+            meaning=f"required {needed_for}" if needed_for and row.name in ADDRESS_NEEDED else "",
+        )
+        for row in ADDRESS
+    ]
 
 
 def address_of(fields: dict[str, Any], prefix: str) -> services.Address:

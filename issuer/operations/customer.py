@@ -1,10 +1,11 @@
 """The Customer group: CardInfoInquiry, AccountInfoInquiry, InfoUpdate (docs/issuer.md)."""
 
 from core import results
-from core.fields import AN, Email
+from core.fields import AN, Choice, Email
 from core.tables import MANDATORY, OPTIONAL, F, Table
 
 from ..cards import money, services
+from ..cards.models import KycStatus
 from ..cards.services import CUSTOMER_UPDATABLE
 from .common import CARD_REFERENCE, address_rows, card_fields, card_for, customer_fields
 from .registry import Answer, Call, group
@@ -71,6 +72,12 @@ INFO_UPDATE = Table(
             OPTIONAL,
         ),
         *address_rows("address"),
+        F(
+            "kycStatus",
+            Choice(tuple(KycStatus.values)),
+            OPTIONAL,
+            meaning="the requestor's KYC outcome (Activation needs VERIFIED)",
+        ),
     ]
 )
 _COLUMNS = {
@@ -81,11 +88,12 @@ _COLUMNS = {
     "address.city": "city",
     "address.postcode": "postcode",
     "address.country": "country",
+    "kycStatus": "kyc_status",
 }
 assert set(_COLUMNS.values()) == set(CUSTOMER_UPDATABLE)
 
 
-@customer("InfoUpdate", INFO_UPDATE, "the cardholder's mobile, e-mail and address")
+@customer("InfoUpdate", INFO_UPDATE, "the cardholder's mobile, e-mail, address and KYC status")
 def info_update(call: Call) -> Answer:
     card = card_for(call)
     changes = {

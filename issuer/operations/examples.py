@@ -1,7 +1,7 @@
 """An example request of every catalogue operation, in an order that works against a fresh
 `make run` (its demo cards crd_demo_prepaid and crd_demo_debit, issuer.demo). A value
-`<name>` is an id an earlier answer returned (`<name:member>` names the member): docs/issuer.md
-shows these examples (`manage.py issuer_catalogue --write docs/issuer.md`), and
+`<name>` is an id an earlier answer returned (the fourth item says which member): docs/issuer.md
+shows these examples, in this order (`manage.py issuer_catalogue --write docs/issuer.md`), and
 tests/issuer/test_operations.py runs them in this order, filling the ids in."""
 
 from typing import Any
@@ -28,7 +28,6 @@ EXAMPLES: list[tuple[str, str, dict[str, Any], dict[str, str], str]] = [
         {"card": "cardReference", "account": "accountReference", "customer": "customerReference"},
         "",
     ),
-    ("card", "Activation", {"cardReference": "<card>"}, {}, ""),
     ("customer", "CardInfoInquiry", {"cardReference": PREPAID}, {}, ""),
     ("customer", "AccountInfoInquiry", {"accountReference": "<account>"}, {}, ""),
     (
@@ -38,40 +37,6 @@ EXAMPLES: list[tuple[str, str, dict[str, Any], dict[str, str], str]] = [
         {},
         "",
     ),
-    (
-        "account",
-        "AccountLinkage",
-        {"cardReference": DEBIT, "iban": "DE89370400440532013000"},
-        {},
-        "",
-    ),
-    ("card", "CardInfoInquiry", {"cardReference": PREPAID}, {}, ""),
-    (
-        "card",
-        "LimitSetting",
-        {
-            "cardReference": PREPAID,
-            "limits": [
-                {
-                    "region": "DOMESTIC",
-                    "channel": "ECOMMERCE",
-                    "perTransactionAmount": "250.00",
-                    "dailyAmount": "500.00",
-                    "dailyCount": "20",
-                },
-                {"region": "OVERSEAS", "channel": "POS", "perTransactionAmount": "100.00"},
-            ],
-        },
-        {},
-        "",
-    ),
-    ("card", "CVV2Inquiry", {"cardReference": PREPAID}, {"cvv2": "cvv2"}, ""),
-    ("card", "CVV2Verify", {"cardReference": PREPAID, "cvv2": "<cvv2>"}, {}, ""),
-    ("card", "GenerateDCVV", {"cardReference": PREPAID}, {}, ""),
-    ("card", "SecureRegist", {"cardReference": "<card>", "channel": "SMS"}, {}, ""),
-    ("card", "PINReset", {"cardReference": "<card>", "newPin": "4321"}, {}, ""),
-    ("card", "PINChange", {"cardReference": "<card>", "oldPin": "4321", "newPin": "8642"}, {}, ""),
-    ("card", "PINVerify", {"cardReference": "<card>", "pin": "8642"}, {}, ""),
     ("transaction", "BalanceInquiry", {"cardReference": PREPAID}, {}, ""),
     (
         "transaction",
@@ -115,27 +80,6 @@ EXAMPLES: list[tuple[str, str, dict[str, Any], dict[str, str], str]] = [
     ),
     (
         "transaction",
-        "Purchase",
-        {
-            "cardReference": PREPAID,
-            "requestorReference": "purchase-0002",
-            "amount": "12.00",
-            "currency": "EUR",
-            "channel": "POS",
-            "merchantName": "Demo Cafe",
-        },
-        {"purchase2": "transactionId"},
-        "",
-    ),
-    (
-        "transaction",
-        "Reversal",
-        {"originalTransactionId": "<purchase2>", "requestorReference": "reversal-0001"},
-        {},
-        "",
-    ),
-    (
-        "transaction",
         "Withdraw",
         {
             "cardReference": PREPAID,
@@ -144,6 +88,13 @@ EXAMPLES: list[tuple[str, str, dict[str, Any], dict[str, str], str]] = [
             "currency": "EUR",
             "merchantName": "ATM Hauptbahnhof",
         },
+        {"withdrawal": "transactionId"},
+        "",
+    ),
+    (
+        "transaction",
+        "Reversal",
+        {"originalTransactionId": "<withdrawal>", "requestorReference": "reversal-0001"},
         {},
         "",
     ),
@@ -197,7 +148,11 @@ EXAMPLES: list[tuple[str, str, dict[str, Any], dict[str, str], str]] = [
     (
         "transaction",
         "Verification",
-        {"cardReference": PREPAID, "requestorReference": "verify-0001", "cvv2": "<cvv2>"},
+        {
+            "cardReference": PREPAID,
+            "requestorReference": "verify-0001",
+            "merchantName": "Demo Shop",
+        },
         {},
         "",
     ),
@@ -265,6 +220,71 @@ EXAMPLES: list[tuple[str, str, dict[str, Any], dict[str, str], str]] = [
         {},
         "",
     ),
+    ("card", "Activation", {"cardReference": "<card>"}, {}, ""),
+    ("card", "CardInfoInquiry", {"cardReference": PREPAID}, {}, ""),
+    (
+        "card",
+        "LimitSetting",
+        {
+            "cardReference": PREPAID,
+            "limits": [
+                {
+                    "region": "DOMESTIC",
+                    "channel": "ECOMMERCE",
+                    "perTransactionAmount": "250.00",
+                    "dailyAmount": "500.00",
+                    "dailyCount": "20",
+                },
+                {"region": "OVERSEAS", "channel": "POS", "perTransactionAmount": "100.00"},
+            ],
+        },
+        {},
+        "",
+    ),
+    ("card", "CVV2Inquiry", {"cardReference": PREPAID}, {"cvv2": "cvv2"}, ""),
+    ("card", "CVV2Verify", {"cardReference": PREPAID, "cvv2": "<cvv2>"}, {}, ""),
+    ("card", "GenerateDCVV", {"cardReference": PREPAID}, {}, ""),
+    ("card", "SecureRegist", {"cardReference": "<card>", "channel": "SMS"}, {}, ""),
+    ("card", "PINReset", {"cardReference": "<card>", "newPin": "4321"}, {}, ""),
+    ("card", "PINChange", {"cardReference": "<card>", "oldPin": "4321", "newPin": "8642"}, {}, ""),
+    ("card", "PINVerify", {"cardReference": "<card>", "pin": "8642"}, {}, ""),
+    (
+        "card",
+        "StatusUpdate",
+        {"cardReference": "<card>", "status": "SUSPENDED", "reason": "CARDHOLDER_REQUEST"},
+        {},
+        "",
+    ),
+    (
+        "card",
+        "Replacement",
+        {"cardReference": "<card>", "replacementType": "RANDOM", "reason": "DAMAGED"},
+        {"replacement": "cardReference"},
+        "",
+    ),
+    (
+        "card",
+        "Cancellation",
+        {"cardReference": "<replacement>", "reason": "CARDHOLDER_REQUEST"},
+        {},
+        "",
+    ),
+    (
+        "card",
+        "ExpiryDateUpdate",
+        {"cardReference": PREPAID, "expiryMonth": "12", "expiryYear": "2030"},
+        {},
+        "600.200.500",
+    ),
+    ("card", "BlacklistUpdate", {"cardReference": PREPAID, "blacklisted": "Y"}, {}, "600.200.500"),
+    (
+        "account",
+        "AccountLinkage",
+        {"cardReference": DEBIT, "iban": "DE89370400440532013000"},
+        {},
+        "",
+    ),
+    ("account", "StatusUpdate", {"accountReference": "<account>", "status": "SUSPENDED"}, {}, ""),
     (
         "authentication",
         "StartOOBAuthen",
@@ -287,34 +307,4 @@ EXAMPLES: list[tuple[str, str, dict[str, Any], dict[str, str], str]] = [
         "",
     ),
     ("authentication", "VerifyOTP", {"otpId": "<otp>", "code": "<code>"}, {}, ""),
-    (
-        "card",
-        "StatusUpdate",
-        {"cardReference": "<card>", "status": "SUSPENDED", "reason": "CARDHOLDER_REQUEST"},
-        {},
-        "",
-    ),
-    (
-        "card",
-        "Replacement",
-        {"cardReference": "<card>", "replacementType": "RANDOM", "reason": "DAMAGED"},
-        {"replacement": "cardReference"},
-        "",
-    ),
-    (
-        "card",
-        "Cancellation",
-        {"cardReference": "<replacement>", "reason": "CARDHOLDER_REQUEST"},
-        {},
-        "",
-    ),
-    ("account", "StatusUpdate", {"accountReference": "<account>", "status": "SUSPENDED"}, {}, ""),
-    (
-        "card",
-        "ExpiryDateUpdate",
-        {"cardReference": PREPAID, "expiryMonth": "12", "expiryYear": "2030"},
-        {},
-        "600.200.500",
-    ),
-    ("card", "BlacklistUpdate", {"cardReference": PREPAID, "blacklisted": "Y"}, {}, "600.200.500"),
 ]

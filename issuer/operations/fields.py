@@ -11,22 +11,29 @@ REFERENCE = r"[A-Za-z0-9][A-Za-z0-9._:*-]*"
 TRANSACTION_ID = AN(64, pattern=REFERENCE, what="letters, digits and . _ : * -")
 
 
+def contains_card_number(text: str) -> bool:
+    """A run of 12 to 19 digits (spaces and hyphens ignored) that passes the Luhn check."""
+    compact = re.sub(r"[ -]", "", text)
+    return any(
+        12 <= len(digits) <= 19 and luhn.is_valid(digits)
+        for digits in re.findall(r"[0-9]{12,}", compact)
+    )
+
+
 @dataclass(frozen=True)
 class CardReference(FieldType):
-    """A card token or a masked reference (`tok_...`, `411111******1111`), never a card number:
-    a run of 12 to 19 digits (spaces and hyphens ignored) that passes the Luhn check is
+    """The issuer's reference of a card (`crd_...`, CardApplication's answer), never a card
+    number: a run of 12 to 19 digits (spaces and hyphens ignored) that passes the Luhn check is
     refused."""
 
     max: int = 64
 
     def parse(self, text: str) -> str:
-        compact = re.sub(r"[ -]", "", text)
-        for digits in re.findall(r"[0-9]{12,}", compact):
-            if 12 <= len(digits) <= 19 and luhn.is_valid(digits):
-                raise ValueError(
-                    "must be a card token or a masked reference, never a card number (PAN): "
-                    "send the token or mask the middle digits (411111******1111)"
-                )
+        if contains_card_number(text):
+            raise ValueError(
+                "must be the issuer's reference of the card (cardReference, as "
+                "CardApplication answered it), never a card number (PAN)"
+            )
         if not (4 <= len(text) <= self.max and re.fullmatch(REFERENCE, text)):
             raise self.error()
         return text

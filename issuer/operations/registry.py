@@ -16,7 +16,7 @@ from typing import Any
 
 from core import results
 from core.envelope import envelope
-from core.errors import ApplicationError, error_answer
+from core.errors import ApplicationError, ParameterError, error_answer
 from core.tables import Table
 
 from .catalogue import CATALOGUE, SCOPE_DESCRIPTIONS, Entry
@@ -116,9 +116,28 @@ def _as_text(value: Any) -> Any:
     return value
 
 
+def _card_numbers(operation: Operation, payload: Mapping[str, Any]) -> None:
+    """No card number in any field but the one row made for it (a secret one, never echoed):
+    references, names and descriptions are stored and shown, a PAN must never be."""
+    from core.nesting import flatten
+
+    from .fields import contains_card_number
+
+    found = []
+    for name, value in flatten(payload):
+        row = operation.table.match(name)
+        if row is not None and row.secret:
+            continue
+        if isinstance(value, str | int) and contains_card_number(str(value)):
+            found.append((name, "***", "must not carry a card number (PAN)"))
+    if found:
+        raise ParameterError(found)
+
+
 def perform(operation: Operation, *, client_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """Validate the decrypted request and run the operation; the answer's envelope."""
     try:
+        _card_numbers(operation, payload)
         fields = operation.table.validate({k: _as_text(v) for k, v in payload.items()})
         call = Call(client_id=client_id, fields=fields, entry=operation.entry, payload=payload)
         result, data, answer_id = operation.handler(call)

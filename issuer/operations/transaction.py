@@ -22,6 +22,7 @@ from .common import (
     CHANNEL,
     CURRENCY,
     EXPIRY_MONTH,
+    EXPIRY_RULES,
     EXPIRY_YEAR,
     MERCHANT,
     ORIGINAL,
@@ -31,6 +32,7 @@ from .common import (
     expiry_of,
     money_request,
     original_for,
+    positive_amount,
     stamp,
     where,
 )
@@ -53,7 +55,9 @@ def balance_inquiry(call: Call) -> Answer:
     )
 
 
-@transaction("LoadFund", Table([*MOVE, DESCRIPTION]), "put money on a prepaid card")
+@transaction(
+    "LoadFund", Table([*MOVE, DESCRIPTION], rules=[positive_amount]), "put money on a prepaid card"
+)
 def load_fund(call: Call) -> Answer:
     f = call.fields
     return money.load(
@@ -61,7 +65,9 @@ def load_fund(call: Call) -> Answer:
     )
 
 
-@transaction("Withdraw", Table([*MOVE, *MERCHANT]), "cash out (an ATM or a counter)")
+@transaction(
+    "Withdraw", Table([*MOVE, *MERCHANT], rules=[positive_amount]), "cash out (an ATM or a counter)"
+)
 def withdraw(call: Call) -> Answer:
     f = call.fields
     return money.withdraw(
@@ -76,19 +82,31 @@ def withdraw(call: Call) -> Answer:
 TRANSFER = Table(
     [
         *MOVE,
-        F("targetCardReference", CardReference(), MANDATORY, meaning="the card credited"),
+        F(
+            "targetCardReference",
+            CardReference(),
+            MANDATORY,
+            meaning="another card, on another account",
+            secret=True,
+        ),
         DESCRIPTION,
-    ]
+    ],
+    rules=[positive_amount],
 )
 
 
 @transaction("TransferFund", TRANSFER, "from one of the requestor's cards to another")
 def transfer_fund(call: Call) -> Answer:
     f = call.fields
+    source, target = card_for(call), card_for(call, "targetCardReference")
+    if source.account_id == target.account_id:
+        raise ParameterError(
+            [("targetCardReference", "***", "must be a card on another account than cardReference")]
+        )
     return money.transfer(
         money_request(call),
-        source=card_for(call),
-        target=card_for(call, "targetCardReference"),
+        source=source,
+        target=target,
         amount=f["amount"],
         currency=f["currency"],
     )
@@ -102,7 +120,8 @@ PURCHASE = Table(
         SECURITY_CODE,
         EXPIRY_MONTH,
         EXPIRY_YEAR,
-    ]
+    ],
+    rules=[positive_amount, *EXPIRY_RULES],
 )
 
 
@@ -120,7 +139,7 @@ def purchase(call: Call) -> Answer:
     )
 
 
-REFUND = Table([ORIGINAL, REQUESTOR_REFERENCE, AMOUNT, CURRENCY])
+REFUND = Table([ORIGINAL, REQUESTOR_REFERENCE, AMOUNT, CURRENCY], rules=[positive_amount])
 
 
 @transaction("Refund", REFUND, "give back (part of) a Purchase")
@@ -150,7 +169,8 @@ BLOCK = Table(
             meaning="seconds until the hold lapses (default LEDGER_HOLD_LIFETIME_HOURS)",
         ),
         *MERCHANT,
-    ]
+    ],
+    rules=[positive_amount],
 )
 
 
@@ -175,7 +195,9 @@ def unblock_fund(call: Call) -> Answer:
     return money.unblock(money_request(call), original=original_for(call))
 
 
-@transaction("ServiceCharge", Table([*MOVE, DESCRIPTION]), "charge the issuer's fee")
+@transaction(
+    "ServiceCharge", Table([*MOVE, DESCRIPTION], rules=[positive_amount]), "charge the issuer's fee"
+)
 def service_charge(call: Call) -> Answer:
     f = call.fields
     return money.service_charge(
@@ -184,7 +206,8 @@ def service_charge(call: Call) -> Answer:
 
 
 VERIFICATION = Table(
-    [CARD_REFERENCE, REQUESTOR_REFERENCE, SECURITY_CODE, EXPIRY_MONTH, EXPIRY_YEAR, *MERCHANT]
+    [CARD_REFERENCE, REQUESTOR_REFERENCE, SECURITY_CODE, EXPIRY_MONTH, EXPIRY_YEAR, *MERCHANT],
+    rules=EXPIRY_RULES,
 )
 
 
@@ -200,7 +223,9 @@ def verification(call: Call) -> Answer:
     )
 
 
-ADJUSTMENT = Table([*MOVE, F("description", AN(200), MANDATORY, meaning="why")])
+ADJUSTMENT = Table(
+    [*MOVE, F("description", AN(200), MANDATORY, meaning="why")], rules=[positive_amount]
+)
 
 
 @transaction("DebitAdjustment", ADJUSTMENT, "correct a balance down")
@@ -270,8 +295,13 @@ def _page(call: Call, rows: Any) -> Answer:
     f = call.fields
     size = int(f.get("pageSize") or 20)
     number = int(f.get("page") or 1)
-    if not 1 <= size <= 100 or number < 1:
-        raise ParameterError([("pageSize", str(size), "1 to 100; page from 1")])
+    problems = []
+    if not 1 <= size <= 100:
+        problems.append(("pageSize", str(size), "from 1 to 100"))
+    if number < 1:
+        problems.append(("page", str(number), "from 1"))
+    if problems:
+        raise ParameterError(problems)
     pages = Paginator(rows, size)
     items = pages.page(number).object_list if number <= pages.num_pages else []
     fields = {

@@ -79,3 +79,31 @@ def test_the_catalogue_in_docs_issuer_md_is_the_operations_own():
         "parameter",
     ):
         assert f"### The {group.capitalize()} group (scope `{group.upper()}`)" in text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_catalogue_lines_work_as_written(live_server, issuer_keys, settings):
+    """The catalogue section's issuer_client lines (the Card and the Token group: `token` with an
+    operation is the group, not the token command), with `$C` of the quick start."""
+    settings.ISSUER_BASE_URL = live_server.url
+    call_command("issuer_demo", "--base-url", live_server.url, stdout=StringIO())
+    [block] = [
+        b
+        for b in re.findall(r"```sh\n(.*?)```", ISSUER_MD.read_text(), re.S)
+        if "--scopes TOKEN token TokenInquiry" in b
+    ]
+    command = (
+        f"{sys.executable} manage.py issuer_client --key-file {settings.DEMO_REQUESTOR_KEY_FILE}"
+    )
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", f'C="{command}"\n{block}'],
+        cwd=ROOT,
+        env={**os.environ, "LOG_LEVEL": "WARNING"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert '"cardReference": "crd_demo_prepaid"' in done.stdout
+    assert '"tokens": []' in done.stdout  # no merchant here, so no token of the demo card

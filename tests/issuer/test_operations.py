@@ -93,9 +93,9 @@ def test_the_demo_prepaid_card_ends_the_examples_with_the_balance_the_examples_g
             kept[label] = member(answer, path)
 
     balance = call("transaction", "BalanceInquiry", cardReference=demo.PREPAID_CARD)
-    # 500 - 25 purchase + 5 refund (12 purchase reversed) - 20 withdrawn (40 blocked, released)
+    # 500 - 25 purchase + 5 refund - 20 withdrawn + 20 reversed (40 blocked, released)
     # - 10 transferred - 1.50 fee - 0.50 + 0.50 adjustments
-    assert balance["ledgerBalance"] == balance["availableBalance"] == "448.50"
+    assert balance["ledgerBalance"] == balance["availableBalance"] == "468.50"
 
 
 def examples_of(group: str, name: str) -> dict[str, Any]:
@@ -640,6 +640,15 @@ def test_unknown_account_customer_product_and_a_closed_account(cards):
         == "700.100.114"
     )
     account = cards.prepaid.account.reference
+    call(
+        "transaction",
+        "DebitAdjustment",
+        cardReference=cards.prepaid.reference,
+        requestorReference="payout",
+        amount="500.00",
+        currency="EUR",
+        description="pay out",
+    )
     closed = call("account", "StatusUpdate", accountReference=account, status="CLOSED")
     assert closed["status"] == "CLOSED"
     assert (
@@ -720,3 +729,180 @@ def test_every_issuer_result_code_is_tested():
     ]
     assert len(catalogue) == 31
     assert [e.result.code for e in catalogue if e.result.code not in text] == []
+
+
+MONEY = [
+    ("LoadFund", {}),
+    ("Withdraw", {}),
+    ("Purchase", {"channel": "POS"}),
+    ("BlockFund", {}),
+    ("ServiceCharge", {}),
+    ("DebitAdjustment", {"description": "x"}),
+    ("CreditAdjustment", {"description": "x"}),
+]
+
+
+@pytest.mark.parametrize(("name", "extra"), MONEY)
+@pytest.mark.parametrize("amount", ["0.00", "0"])
+def test_no_amount_of_zero(cards, name, extra, amount):
+    answer = call(
+        "transaction",
+        name,
+        cardReference=cards.prepaid.reference,
+        requestorReference="z1",
+        amount=amount,
+        currency="EUR",
+        **extra,
+    )
+    assert code(answer) == "200.300.404"
+    assert not CardTransaction.objects.filter(requestor_reference="z1").exists()
+
+
+def test_zero_refund_and_transfer_are_refused_too(cards):
+    sale = purchase(cards.prepaid, "p1", "5.00")
+    assert (
+        code(
+            call(
+                "transaction",
+                "Refund",
+                originalTransactionId=sale["transactionId"],
+                requestorReference="r1",
+                amount="0.00",
+                currency="EUR",
+            )
+        )
+        == "200.300.404"
+    )
+    other = call(
+        "application",
+        "CardApplication",
+        productCode=demo.PREPAID_PRODUCT,
+        cardForm="VIRTUAL",
+        customer={"firstName": "A", "lastName": "B"},
+    )
+    assert (
+        code(
+            call(
+                "transaction",
+                "TransferFund",
+                cardReference=cards.prepaid.reference,
+                targetCardReference=other["cardReference"],
+                requestorReference="t1",
+                amount="0.00",
+                currency="EUR",
+            )
+        )
+        == "200.300.404"
+    )
+
+
+def test_a_card_number_is_refused_in_every_field_and_never_echoed(cards):
+    pan = services.card_number(cards.prepaid)
+    answers = [
+        purchase(cards.prepaid, "p1", merchantName=f"Shop {pan}"),
+        purchase(cards.prepaid, pan),
+        call("card", "CardInfoInquiry", cardReference=pan),
+        call(
+            "transaction",
+            "TransferFund",
+            cardReference=cards.prepaid.reference,
+            targetCardReference=pan,
+            requestorReference="t1",
+            amount="1.00",
+            currency="EUR",
+        ),
+        call(
+            "customer", "InfoUpdate", cardReference=cards.prepaid.reference, address={"line1": pan}
+        ),
+    ]
+    for answer in answers:
+        assert code(answer) == "200.300.404", answer
+        assert pan not in json.dumps(answer)
+        assert all(e["value"] == "***" for e in answer["result"]["parameterErrors"])
+    assert not CardTransaction.objects.exists() or pan not in json.dumps(
+        list(CardTransaction.objects.values()), default=str
+    )
+
+
+def test_a_lost_card_gets_no_security_code_and_no_replacement_with_its_number(cards):
+    ref = cards.prepaid.reference
+    call("card", "StatusUpdate", cardReference=ref, status="LOST", reason="LOST")
+    assert code(call("card", "CVV2Inquiry", cardReference=ref)) == "800.100.165"
+    assert code(call("card", "GenerateDCVV", cardReference=ref)) == "800.100.165"
+    same = call("card", "Replacement", cardReference=ref, replacementType="SAME", reason="DAMAGED")
+    assert code(same) == "200.300.404"
+    assert "a card replaced as LOST gets a new number" in json.dumps(same)
+
+
+def test_no_transfer_to_the_same_account(cards):
+    answer = call(
+        "transaction",
+        "TransferFund",
+        cardReference=cards.prepaid.reference,
+        targetCardReference=cards.prepaid.reference,
+        requestorReference="t1",
+        amount="1.00",
+        currency="EUR",
+    )
+    assert code(answer) == "200.300.404"
+    assert money.balances(cards.prepaid)["ledgerBalance"] == "500.00"
+
+
+def test_an_account_that_holds_money_is_not_closed(cards):
+    account = cards.prepaid.account.reference
+    refused = call("account", "StatusUpdate", accountReference=account, status="CLOSED")
+    assert code(refused) == "700.500.111" and "still holds 500.00 EUR" in json.dumps(refused)
+    call(
+        "transaction",
+        "DebitAdjustment",
+        cardReference=cards.prepaid.reference,
+        requestorReference="d1",
+        amount="500.00",
+        currency="EUR",
+        description="pay out",
+    )
+    assert (
+        call("account", "StatusUpdate", accountReference=account, status="CLOSED")["status"]
+        == "CLOSED"
+    )
+
+
+def test_expiry_month_and_year_go_together_and_a_month_is_01_to_12(cards):
+    alone = purchase(cards.prepaid, "p1", expiryMonth="11")
+    assert code(alone) == "200.300.404"
+    assert {e["name"] for e in alone["result"]["parameterErrors"]} == {"expiryYear"}
+    assert code(purchase(cards.prepaid, "p2", expiryMonth="13", expiryYear="2030")) == (
+        "200.300.404"
+    )
+
+
+def test_history_paging_names_the_wrong_field(cards):
+    answer = call(
+        "transaction", "TransactionHistory", cardReference=cards.prepaid.reference, page="0"
+    )
+    assert [e["name"] for e in answer["result"]["parameterErrors"]] == ["page"]
+
+
+def test_kyc_verified_through_info_update_lets_the_card_be_activated(cards):
+    answer = call(
+        "application",
+        "CardApplication",
+        productCode=demo.PREPAID_PRODUCT,
+        cardForm="VIRTUAL",
+        customer={"firstName": "A", "lastName": "B"},
+    )
+    ref = answer["cardReference"]
+    assert code(call("card", "Activation", cardReference=ref)) == "100.700.820"
+    updated = call("customer", "InfoUpdate", cardReference=ref, kycStatus="VERIFIED")
+    assert updated["kycStatus"] == "VERIFIED"
+    assert call("card", "Activation", cardReference=ref)["status"] == "ACTIVE"
+
+
+def test_limits_are_answered_with_two_decimals(cards):
+    answer = call(
+        "card",
+        "LimitSetting",
+        cardReference=cards.prepaid.reference,
+        limits=[{"region": "DOMESTIC", "channel": "POS", "dailyAmount": "60.00"}],
+    )
+    assert answer["limits"][0]["dailyAmount"] == "60.00"

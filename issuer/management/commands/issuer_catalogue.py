@@ -22,7 +22,9 @@ START = (
     "<!-- catalogue:start (.venv/bin/python manage.py issuer_catalogue --write docs/issuer.md) -->"
 )
 END = "<!-- catalogue:end -->"
-GROUPS = ("application", "customer", "account", "card", "transaction", "token", "parameter")
+# In the order of the examples: followed down the page, each one works (the ids it names come
+# from an example above it).
+GROUPS = ("parameter", "application", "customer", "transaction", "token", "card", "account")
 LETTER_WORDS = {None: "any product", "M": "M", "O": "O", "C": "C", "NA": "NA"}
 
 
@@ -31,18 +33,25 @@ def _cell(text: str) -> str:
 
 
 def _example(group: str, name: str) -> str:
-    for g, n, payload, _, expected in EXAMPLES:
+    for g, n, payload, keep, expected in EXAMPLES:
         if (g, n) == (group, name):
             text = json.dumps(payload, indent=1, ensure_ascii=False)
             note = f" (answers `{expected}`)" if expected else ""
-            return f"Example{note}:\n\n```json\n{text}\n```\n"
+            kept = ", ".join(f"`<{label}>` is its `{path}`" for label, path in keep.items())
+            after = f"\nFrom the answer: {kept}.\n" if kept else ""
+            return f"Example{note}:\n\n```json\n{text}\n```\n{after}"
     return ""
+
+
+def _order(group: str) -> list[str]:
+    """The group's operations in the order of the examples."""
+    return list(dict.fromkeys(n for g, n, *_ in EXAMPLES if g == group))
 
 
 def document() -> str:
     lines: list[str] = []
     for group in GROUPS:
-        operations = [op for (g, _), op in sorted(IMPLEMENTED.items()) if g == group]
+        operations = [IMPLEMENTED[(group, name)] for name in _order(group)]
         scope = operations[0].scope
         lines += [
             f"### The {group.capitalize()} group (scope `{scope}`)",

@@ -8,6 +8,8 @@
         --key-file var/my-requestor/private.json --scopes "START_OOB CHECK_OOB" \\
         authentication StartOOBAuthen '{"cardReference": "411111******1111", ...}'
     manage.py issuer_client ... token          # print the token endpoint's answer
+    manage.py issuer_client ... --scopes TOKEN token TokenInquiry '{"cardReference": "..."}'
+                                               # three words: the Token group's operations
 
 A key file may name its `client_id` and the issuer's `base_url` beside its `keys` (the demo
 requestor's file, var/demo-requestor/oob-client.json, does): they are the defaults of
@@ -78,15 +80,16 @@ class Command(BaseCommand):
             return
         client = self.client(options)
         try:
-            if words[0] == "token":
-                if len(words) != 1:
-                    raise CommandError("token takes no positional arguments")
+            if words == ["token"]:
                 answer = client.fetch_token(options["scopes"].split() or None)
-            elif len(words) == 3:
+            elif len(words) == 3:  # also the Token group: token TokenInquiry PAYLOAD
                 group, operation, payload = words
                 answer = client.call(group, operation, self.payload(payload))
             else:
-                raise CommandError("give GROUP OPERATION PAYLOAD (or keygen, or token)")
+                raise CommandError(
+                    "give GROUP OPERATION PAYLOAD (e.g. token TokenInquiry '{...}'), keygen, "
+                    "or token alone (print the token endpoint's answer)"
+                )
         except IssuerClientError as exc:
             if exc.body is not None:
                 self.stderr.write(json.dumps(exc.body, indent=2, ensure_ascii=False))
