@@ -20,6 +20,20 @@ def contains_card_number(text: str) -> bool:
     )
 
 
+# A number standing on its own (not inside a longer run of letters and digits, such as a hex id):
+# 12 to 19 digits, single spaces or hyphens allowed between them.
+_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9])[0-9](?:[ -]?[0-9]){11,18}(?![A-Za-z0-9])")
+
+
+def mentions_card_number(text: str) -> bool:
+    """Free text (a name, a reference, a description) that carries a card number: a number
+    standing on its own of 12 to 19 digits that passes the Luhn check. Digits inside a longer
+    token (a hex id, `order4111...x`) are not taken for one."""
+    return any(
+        luhn.is_valid(re.sub(r"[ -]", "", match)) for match in _STANDALONE_NUMBER.findall(text)
+    )
+
+
 @dataclass(frozen=True)
 class CardReference(FieldType):
     """The issuer's reference of a card (`crd_...`, CardApplication's answer), never a card

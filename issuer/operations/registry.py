@@ -121,14 +121,14 @@ def _card_numbers(operation: Operation, payload: Mapping[str, Any]) -> None:
     references, names and descriptions are stored and shown, a PAN must never be."""
     from core.nesting import flatten
 
-    from .fields import contains_card_number
+    from .fields import mentions_card_number
 
     found = []
     for name, value in flatten(payload):
         row = operation.table.match(name)
         if row is not None and row.secret:
             continue
-        if isinstance(value, str | int) and contains_card_number(str(value)):
+        if isinstance(value, str | int) and mentions_card_number(str(value)):
             found.append((name, "***", "must not carry a card number (PAN)"))
     if found:
         raise ParameterError(found)
