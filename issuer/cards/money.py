@@ -639,14 +639,21 @@ def block(
     currency: str,
     where: Where = Where(),
     expires_at: datetime | None = None,
+    security_code: str = "",
+    expiry: tuple[int, int] | None = None,
+    counts: bool = False,
 ) -> Answer:
     """BlockFund: a hold on the card's account (an authorization): the available balance
-    drops, the ledger balance does not; it stops counting when released or expired."""
+    drops, the ledger balance does not; it stops counting when released or expired. `counts`:
+    an authorization that the card's limits count (the acquirer's PA; its captures do not
+    count again)."""
 
     def run() -> Answer:
         locked = _lock_card(card)
         _currency(locked, currency)
-        problem = card_problem(locked) or _funds_problem(locked, amount)
+        problem = card_problem(locked, security_code=security_code, expiry=expiry)
+        problem = problem or (limit_problem(locked, where, amount) if counts else None)
+        problem = problem or _funds_problem(locked, amount)
         record = partial(
             _record,
             request,
@@ -664,13 +671,69 @@ def block(
             reason=request.requestor_reference,
             expires_at=expires_at,
         )
-        return record(result=core_results.TRANSACTION_SUCCEEDED, hold=hold)
+        return record(result=core_results.TRANSACTION_SUCCEEDED, hold=hold, counts=counts)
 
     return idempotent(
         client_id=request.client_id,
         requestor_reference=request.requestor_reference,
         digest=request.digest,
         run=run,
+    )
+
+
+def capture(request: Request, *, original: CardTransaction, amount: Decimal) -> Answer:
+    """Post (part of) a BlockFund's hold: the hold shrinks by `amount` (released when nothing
+    is left) and the money moves to the issuer's settlement account, in one transaction. Not
+    more than is still held; not from a hold that was released or has expired."""
+
+    def run() -> Answer:
+        card = _lock_card(original.card)
+        hold = original.hold
+        if original.type != TransactionType.BLOCK or hold is None:
+            raise ApplicationError(results.TRANSACTION_NOT_FOUND, "not a BlockFund transaction")
+        hold = ledger.hold_lock(hold)
+        if hold.released_at is not None or hold.expires_at <= timezone.now():
+            raise ApplicationError(results.HOLD_NOT_OPEN)
+        if amount > hold.amount:
+            raise ApplicationError(results.HOLD_NOT_OPEN, f"only {hold.amount:.2f} is held")
+        ledger.hold_reduce(hold=hold, amount=amount)
+        journal = _post(
+            TransactionType.PURCHASE, card, -amount, issuer_account(SETTLEMENT, original.currency)
+        )
+        return _record(
+            request,
+            result=core_results.TRANSACTION_SUCCEEDED,
+            type=TransactionType.PURCHASE,
+            card=card,
+            amount=amount,
+            currency=original.currency,
+            where=Where(
+                channel=original.channel,
+                country="",
+                merchant_name=original.merchant_name,
+                mcc=original.mcc,
+            ),
+            journal=journal,
+            original=original,
+        )
+
+    return idempotent(
+        client_id=request.client_id,
+        requestor_reference=request.requestor_reference,
+        digest=request.digest,
+        run=run,
+    )
+
+
+def credit(request: Request, *, card: Card, amount: Decimal, currency: str) -> Answer:
+    """A merchant's credit to the card (the acquirer's CD): money in from settlement."""
+    return _credit(
+        request,
+        type=TransactionType.REFUND,
+        card=card,
+        amount=amount,
+        currency=currency,
+        purpose=SETTLEMENT,
     )
 
 

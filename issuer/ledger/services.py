@@ -109,6 +109,25 @@ def hold_place(
         return Hold.objects.create(account=locked, amount=amount, reason=reason, expires_at=expiry)
 
 
+def hold_lock(hold: Hold) -> Hold:
+    """The hold's row, locked (after its account's), in the caller's transaction."""
+    _lock([hold.account])
+    return Hold.objects.select_for_update().get(pk=hold.pk)
+
+
+def hold_reduce(*, hold: Hold, amount: Decimal) -> Hold:
+    """Take `amount` off a locked hold (a capture): released when nothing is left."""
+    if not 0 < amount <= hold.amount:
+        raise ValueError("a hold is reduced by more than 0 and at most what it holds")
+    if amount == hold.amount:
+        hold.released_at = timezone.now()
+        hold.save(update_fields=["released_at"])
+    else:
+        hold.amount -= amount
+        hold.save(update_fields=["amount"])
+    return hold
+
+
 def hold_release(*, hold: Hold) -> Hold:
     with transaction.atomic():
         _lock([hold.account])

@@ -16,6 +16,7 @@ A connector is either remote or local:
 """
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from typing import Protocol
 
@@ -46,6 +47,12 @@ class AuthRequest:
     # Card on file (standingInstruction.* as sent: source, mode, type, initialTransactionId,
     # industryPractice, ...): the network learns a payment is a stored-credential one.
     stored_credential: dict[str, str] = field(default_factory=dict)
+    # The merchant, as the card's issuer sees it (its limits by country and channel, and the
+    # cardholder's statement); and until when a PA holds the money.
+    merchant_name: str = ""
+    merchant_country: str = ""
+    mcc: str = ""
+    expires_at: datetime | None = None
 
 
 @dataclass(frozen=True)

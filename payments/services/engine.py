@@ -31,7 +31,7 @@ from core.results import TRANSACTION_SUCCEEDED, Result
 
 from .. import results as payment_results
 from ..connectors.base import Connector, ConnectorUnavailable, NetworkAnswer
-from ..connectors.simulator import get_connector
+from ..connectors.routing import connector_for
 from ..models import PAYMENT_STATE, Payment, PaymentState
 from ..registrations.instructions import standing_data
 from ..render import payment_body
@@ -94,7 +94,7 @@ def complete(claimed: Claim) -> Payment:
     """Steps 2 and 3 for a claimed payment (also after a 3-D Secure authentication)."""
     if claimed.ask is None:
         return claimed.payment
-    connector = get_connector()
+    connector = connector_for(claimed.payment)
     if not connector.remote:
         return finalize(claimed, connector=connector)
     try:

@@ -21,6 +21,7 @@ from core import cards, idempotency
 
 from .. import results as payment_results
 from ..connectors.base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
+from ..connectors.routing import connector_for
 from ..connectors.simulator import get_connector
 from ..models import REFERENCED_TYPES, Payment, PaymentState, TransactionSource
 from . import engine, network, referenced
@@ -53,7 +54,7 @@ def payment_resolve_in_flight(
         if payment.state != PaymentState.IN_FLIGHT:
             continue
         try:
-            answer = connector.inquire(_request_of(payment))
+            answer = connector_for(payment).inquire(_request_of(payment))
         except ConnectorUnavailable:
             outcome.skipped += 1
             continue

@@ -34,6 +34,10 @@ def authorization_request(payment: Payment, *, pan: str, cvv: str = "") -> AuthR
             for name, value in payment.data.items()
             if name.startswith(STANDING)
         },
+        merchant_name=payment.merchant.name,
+        merchant_country=payment.merchant.country,
+        mcc=payment.merchant.mmcc or payment.merchant.vmcc,
+        expires_at=payment.expires_at,
     )
 
 

@@ -27,6 +27,7 @@ from django.db import transaction
 from core.bearer import token_hash
 from issuer import demo as issuer_demo
 from issuer.cards import money as issuer_money
+from issuer.cards import services as issuer_services
 from merchants.models import Entity, EntityType, Merchant, PortalUser, ThreeDSStatus
 from merchants.services import (
     entity_create,
@@ -264,6 +265,12 @@ class Command(BaseCommand):
                 f"{ISSUER_REQUESTOR}): {card.masked} {card.expiry}, PIN {issuer_demo.DEMO_PIN}, "
                 f"available {balance['availableBalance']} {balance['currency']}"
             )
+        prepaid = cards.prepaid
+        # Pay with it right away: the acquirer sends it to the issuer's ledger.
+        out(
+            f"  on-us card: {issuer_services.card_number(prepaid)} {prepaid.expiry} "
+            f"cvv {issuer_services.card_cvv2(prepaid)} (issuer card {prepaid.reference})"
+        )
         out("")
         out("Create a merchant:")
         out(

@@ -1,0 +1,171 @@
+"""The acquirer's side of the closed loop (issue 15): what the platform's own acquirer asks the
+issuer for a payment on one of its cards. payments.connectors.onus calls these inside the
+acquirer's finalize transaction, so the issuer's ledger and the acquirer's totals commit
+together, or neither does.
+
+Every call is a Transaction-group service (issuer.cards.money) on behalf of the requestor
+`ACQUIRER`, with the payment's id as its requestorReference: asked twice (a replay, the
+janitor), it answers the stored outcome and moves nothing again.
+
+| the acquirer's payment | the issuer |
+|---|---|
+| PA | BlockFund: a hold (counted by the card's limits), until the PA's validity ends |
+| CP | the hold shrinks by the amount, which is posted |
+| DB | Purchase: posted at once |
+| CD | a credit from settlement |
+| CV | Verification: status, expiry, CVV2 |
+| RV of a PA | UnblockFund: the hold is released |
+| RV of a DB or CP | Reversal: the posting undone |
+| RF, PR | Refund of the DB or CP |
+"""
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from core import cards as core_cards
+from core import results as core_results
+from core.errors import ApplicationError
+
+from .. import results
+from . import money
+from .models import Card, CardTransaction, TransactionType
+
+ACQUIRER = "acquirer"  # the issuer transactions' client_id for the platform's own acquirer
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The issuer's outcome: its result, and the issuer transaction (None when refused before
+    one was written)."""
+
+    result: core_results.Result
+    transaction_id: str = ""
+
+    @property
+    def approved(self) -> bool:
+        return self.result.is_success
+
+
+def card_of_number(number: str) -> Card | None:
+    return Card.objects.filter(pan_fingerprint=core_cards.fingerprint(number)).first()
+
+
+def is_on_us(fingerprint: str) -> bool:
+    """Whether a card number (by its fingerprint) is one of the issuer's cards."""
+    return bool(fingerprint) and Card.objects.filter(pan_fingerprint=fingerprint).exists()
+
+
+def _request(reference: str, *parts: object) -> money.Request:
+    digest = hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()
+    return money.Request(client_id=ACQUIRER, requestor_reference=reference, digest=digest)
+
+
+def _decision(answer: money.Answer) -> Decision:
+    result, fields, transaction_id = answer
+    return Decision(result, str(fields.get("transactionId") or transaction_id or ""))
+
+
+def _refused(exc: ApplicationError) -> Decision:
+    return Decision(exc.result)
+
+
+@dataclass(frozen=True)
+class Authorization:
+    """An acquirer's PA, DB, CD or CV on an on-us card."""
+
+    payment_type: str
+    reference: str  # the payment's id
+    number: str
+    expiry_month: str
+    expiry_year: str
+    cvv: str
+    amount: Decimal
+    currency: str
+    channel: str  # ECOMMERCE or POS
+    merchant_name: str
+    mcc: str
+    country: str
+    expires_at: datetime | None = None  # a PA's validity end
+
+    def __repr__(self) -> str:
+        return f"Authorization({self.payment_type} {self.reference})"
+
+
+def authorize(request: Authorization) -> Decision:
+    card = card_of_number(request.number)
+    if card is None:
+        return Decision(results.CARD_NOT_ACTIVE)
+    where = money.Where(
+        channel=request.channel,
+        country=request.country,
+        merchant_name=request.merchant_name,
+        mcc=request.mcc,
+    )
+    expiry = (int(request.expiry_month), int(request.expiry_year))
+    call = _request(
+        request.reference, request.payment_type, request.amount, request.currency, card.pk
+    )
+    try:
+        if request.payment_type == "PA":
+            answer = money.block(
+                call,
+                card=card,
+                amount=request.amount,
+                currency=request.currency,
+                where=where,
+                expires_at=request.expires_at,
+                security_code=request.cvv,
+                expiry=expiry,
+                counts=True,
+            )
+        elif request.payment_type == "DB":
+            answer = money.purchase(
+                call,
+                card=card,
+                amount=request.amount,
+                currency=request.currency,
+                where=where,
+                security_code=request.cvv,
+                expiry=expiry,
+            )
+        elif request.payment_type == "CD":
+            answer = money.credit(call, card=card, amount=request.amount, currency=request.currency)
+        else:  # CV
+            answer = money.verification(
+                call, card=card, security_code=request.cvv, expiry=expiry, where=where
+            )
+    except ApplicationError as exc:  # wrong currency: the card cannot pay it
+        return _refused(exc)
+    return _decision(answer)
+
+
+def _original(reference: str) -> CardTransaction | None:
+    return (
+        CardTransaction.objects.filter(client_id=ACQUIRER, requestor_reference=reference)
+        .select_related("card", "hold")
+        .first()
+    )
+
+
+def follow_up(
+    *, payment_type: str, reference: str, original_reference: str, amount: Decimal, currency: str
+) -> Decision:
+    """A CP, RV, RF or PR on the acquirer's original payment (its id)."""
+    original = _original(original_reference)
+    if original is None or original.status != "APPROVED":
+        return Decision(results.TRANSACTION_NOT_FOUND)
+    call = _request(reference, payment_type, amount, currency, original.pk)
+    try:
+        if payment_type == "CP":
+            answer = money.capture(call, original=original, amount=amount)
+        elif payment_type == "RV" and original.type == TransactionType.BLOCK:
+            answer = money.unblock(call, original=original)
+        elif payment_type == "RV" and amount == original.amount:
+            answer = money.reversal(call, original=original)
+        else:  # RF, PR, or a partial reversal of a posting: money back
+            answer = money.refund(call, original=original, amount=amount, currency=currency)
+    except ApplicationError as exc:
+        return _refused(exc)
+    return _decision(answer)
