@@ -13,3 +13,11 @@ class IssuerConfig(AppConfig):
 
         # The cardholder link's secret never reaches a log line.
         register_secret_path(r"^/issuer/oob/[^/]+/([^/]+)")
+
+        # The closed loop: a token request for one of the issuer's cards is the issuer's to
+        # decide (TokenRequest's rule), not the network's.
+        from tokenization import services as tokenization
+
+        from .cards.tokens import decide_token_request
+
+        tokenization.decider_register(decide_token_request)

@@ -11,7 +11,7 @@ Status changes lock the token and go through TOKEN_LIFECYCLE, which records the 
 """
 
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -41,7 +41,23 @@ AUTHENTICATION_CARDS = frozenset({"4000000000003220", "5200000000003220"})
 TOKEN_BINS = {"VISA": "489537", "MASTER": "522058", "AMEX": "379999"}
 
 
+# Who decides a token request for a card before the network does: the platform's own issuer
+# registers one for its cards (issuer.apps: the closed loop), so tokenization needs no import
+# of it. A decider answers APPROVED, DECLINED or REQUIRE_ADDITIONAL_AUTHENTICATION, or None
+# for a card that is not its own.
+DECIDERS: list[Callable[[str], str | None]] = []
+
+
+def decider_register(decider: Callable[[str], str | None]) -> None:
+    if decider not in DECIDERS:
+        DECIDERS.append(decider)
+
+
 def decision_for(number: str) -> str:
+    for decider in DECIDERS:
+        decided = decider(number)
+        if decided is not None:
+            return decided
     if number in DECLINED_CARDS:
         return DECLINED
     if number in AUTHENTICATION_CARDS:

@@ -88,6 +88,7 @@ class Authorization:
     mcc: str
     country: str
     expires_at: datetime | None = None  # a PA's validity end
+    token: bool = False  # paid with a scheme token: the expiry sent is the token's
 
     def __repr__(self) -> str:
         return f"Authorization({self.payment_type} {self.reference})"
@@ -103,7 +104,7 @@ def authorize(request: Authorization) -> Decision:
         merchant_name=request.merchant_name,
         mcc=request.mcc,
     )
-    expiry = (int(request.expiry_month), int(request.expiry_year))
+    expiry = None if request.token else (int(request.expiry_month), int(request.expiry_year))
     call = _request(
         request.reference, request.payment_type, request.amount, request.currency, card.pk
     )

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import QuerySet
 
+from core import cards as core_cards
 from core import results as core_results
 from core.errors import ApplicationError, NotFound
 from tokenization import services as tokenization
@@ -53,6 +54,13 @@ def decision_for(card: Card) -> tuple[str, str]:
     if card.status in (CardStatus.INACTIVE, CardStatus.SUSPENDED):
         return tokenization.NEEDS_AUTHENTICATION, f"the card is {card.status}"
     return tokenization.DECLINED, f"the card is {card.status}"
+
+
+def decide_token_request(number: str) -> str | None:
+    """tokenization's decider for the issuer's own cards (the closed loop: a CT on an on-us card
+    is decided by TokenRequest's rule); None for a card that is not the issuer's."""
+    card = Card.objects.filter(pan_fingerprint=core_cards.fingerprint(number)).first()
+    return None if card is None else decision_for(card)[0]
 
 
 def token_change_status(*, client_id: str, tur: str, action: str, reason: str, actor: str) -> Token:

@@ -53,6 +53,8 @@ class AuthRequest:
     merchant_country: str = ""
     mcc: str = ""
     expires_at: datetime | None = None
+    # A payment with a scheme token: its expiry is the token's, not the funding card's.
+    scheme_token: str = ""
 
 
 @dataclass(frozen=True)

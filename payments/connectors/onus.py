@@ -71,6 +71,7 @@ class OnUsConnector:
                 mcc=request.mcc,
                 country=request.merchant_country,
                 expires_at=request.expires_at,
+                token=bool(request.scheme_token),
             )
         )
         answer = _answer(decision, request.reference, "auth")

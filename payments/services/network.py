@@ -38,6 +38,7 @@ def authorization_request(payment: Payment, *, pan: str, cvv: str = "") -> AuthR
         merchant_country=payment.merchant.country,
         mcc=payment.merchant.mmcc or payment.merchant.vmcc,
         expires_at=payment.expires_at,
+        scheme_token=payment.scheme_token_id or "",
     )
 
 

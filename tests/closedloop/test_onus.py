@@ -4,6 +4,7 @@ the acquirer's finalize transaction; every other card keeps the simulator."""
 
 from decimal import Decimal
 from typing import Any
+from uuid import uuid4
 
 import pytest
 from django.db import connection
@@ -250,3 +251,37 @@ def test_the_days_settlement_agrees_with_the_issuers_postings(payer, cards, merc
     assert gross == spent - given_back == Decimal("65.00")  # 30 + 20 + 25 - 10
     fees = run.items.aggregate(s=Sum("fee"))["s"]
     assert run.net_amount == gross - fees - run.reserve_held
+
+
+def test_a_token_of_an_on_us_card_is_decided_by_the_issuer_and_pays_from_the_card(
+    payer, cards, merchant_api, merchant
+):
+    from tests.tokenization.test_tokenize import tokenize
+    from tokenization.models import Token
+
+    fields = {k: v for k, v in on_us(cards.prepaid).items() if k != "card.cvv"}
+    made = tokenize(merchant_api, merchant, "CT", **fields).json()
+    assert made["result"]["code"] == "000.000.100", made
+    token = Token.objects.get(pk=made["tokenUniqueReference"])
+    assert token.status == "ACTIVE"
+
+    paid = payer.client.post(
+        "/pay/v3/payments",
+        {"paymentType": "DB", "merchant.id": merchant.merchant_id,
+         "merchantTransactionId": uuid4().hex, "card.token": token.pk, "amount": "30.00",
+         "currency": "EUR"},
+        mtid=False,
+    ).json()  # fmt: skip
+    assert paid["result"]["code"] == APPROVED, paid
+    assert balances(cards.prepaid) == ("470.00", "470.00")
+
+    # A suspended card's token request needs additional authentication; a lost one is declined.
+    services.card_change_status(client_id="oob-client", reference=cards.debit.reference,
+                                target="LOST", reason="LOST", actor="test")  # fmt: skip
+    refused = tokenize(
+        merchant_api,
+        merchant,
+        "CT",
+        **{k: v for k, v in on_us(cards.debit).items() if k != "card.cvv"},
+    )
+    assert refused.json()["result"]["code"] == "800.100.160"
