@@ -14,6 +14,14 @@ class IssuerConfig(AppConfig):
         # The cardholder link's secret never reaches a log line.
         register_secret_path(r"^/issuer/oob/[^/]+/([^/]+)")
 
+        # The issuer's card numbers are in the vault: rotation reaches them.
+        from core import vault
+        from core.cards import PAN_PURPOSE
+
+        from .cards.models import Card
+
+        vault.register(Card, "pan_ciphertext", purpose=PAN_PURPOSE)
+
         # The closed loop: a token request for one of the issuer's cards is the issuer's to
         # decide (TokenRequest's rule), not the network's.
         from tokenization import services as tokenization

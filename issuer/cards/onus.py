@@ -170,3 +170,85 @@ def follow_up(
     except ApplicationError as exc:
         return _refused(exc)
     return _decision(answer)
+
+
+# --- 3-D Secure for on-us cards: the ACS asks the issuer -------------------------------------
+
+ACS = "acs"  # the requestor id of the platform's ACS for the issuer's OOB and OTP records
+OOB, OTP = "OOB", "OTP"
+
+
+def challenge_method(number: str) -> str | None:
+    """How the issuer authenticates its cardholder in a 3-D Secure challenge: out of band in
+    its app (OOB), a one-time password by SMS or e-mail (OTP), "" for no registered channel
+    (frictionless), None for a card that is not the issuer's."""
+    card = card_of_number(number)
+    if card is None:
+        return None
+    return {"APP": OOB, "SMS": OTP, "EMAIL": OTP}.get(card.secure_channel, "")
+
+
+@dataclass(frozen=True)
+class Challenge:
+    reference: str  # the OOB authentication's or the one-time password's id
+    secret: str  # OOB: the cardholder link (the simulator's push); OTP: the simulator's code
+    sent_to: str = ""
+
+
+def challenge_start(
+    *, number: str, transaction_id: str, amount: Decimal, currency: str, merchant_name: str
+) -> Challenge:
+    """Start the issuer's authentication of the card's holder for a 3-D Secure challenge."""
+    from django.conf import settings
+    from django.urls import reverse
+
+    from .. import services as authentication
+    from ..operations.authentication import masked_contact
+
+    card = card_of_number(number)
+    assert card is not None
+    if card.secure_channel == "APP":
+        auth, link_token = authentication.oob_start(
+            client_id=ACS,
+            card_reference=card.reference,
+            transaction_id=transaction_id,
+            amount=amount,
+            currency=currency,
+            merchant_name=merchant_name[:100],
+        )
+        path = reverse("issuer-oob-cardholder", args=[auth.pk, link_token])
+        return Challenge(auth.pk, settings.ISSUER_BASE_URL.rstrip("/") + path)
+    channel = "SMS" if card.secure_channel == "SMS" else "EMAIL"
+    contact = card.customer.mobile if channel == "SMS" else card.customer.email
+    otp, code = authentication.otp_send(
+        client_id=ACS, card_reference=card.reference, transaction_id=transaction_id, channel=channel
+    )
+    shown = code if getattr(settings, "ISSUER_OTP_SIMULATOR", True) else ""
+    return Challenge(otp.pk, shown, masked_contact(contact))
+
+
+def oob_outcome(reference: str) -> str:
+    """An OOB challenge's outcome as a transStatus: Y approved, N rejected, "" still pending,
+    EXPIRED when the cardholder did not answer in time (or it was cancelled)."""
+    from .. import services as authentication
+    from ..models import OOBStatus
+
+    status = authentication.oob_get_for_client(client_id=ACS, authentication_id=reference).status
+    return {
+        OOBStatus.SUCCESS: "Y",
+        OOBStatus.REJECTED: "N",
+        OOBStatus.PENDING: "",
+    }.get(OOBStatus(status), "EXPIRED")
+
+
+@dataclass(frozen=True)
+class OtpCheck:
+    verified: bool
+    attempts_left: int
+
+
+def otp_check(reference: str, code: str) -> OtpCheck:
+    from .. import services as authentication
+
+    outcome = authentication.otp_verify(client_id=ACS, otp_id=reference, code=code)
+    return OtpCheck(outcome.verified, outcome.otp.attempts_left)

@@ -88,6 +88,13 @@ class ThreeDSAuthentication(models.Model):
     recurring_frequency = models.PositiveIntegerField(null=True, blank=True)
     nonce = models.CharField(max_length=64, default=_nonce, editable=False)
     otp_attempts = models.PositiveSmallIntegerField(default=0)
+    # On-us cards (the closed loop): the issuer authenticates its cardholder, out of band in
+    # its app (OOB) or with a one-time password by SMS or e-mail (OTP); its record's id, and
+    # the vault-encrypted cardholder link or simulator code the page shows.
+    issuer_method = models.CharField(max_length=3, blank=True)
+    issuer_reference = models.CharField(max_length=32, blank=True)
+    issuer_secret = models.TextField(blank=True, editable=False)
+    issuer_sent_to = models.CharField(max_length=128, blank=True)
 
     trans_status = models.CharField(max_length=1, blank=True)
     eci = models.CharField(max_length=2, blank=True)

@@ -21,8 +21,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from core import cards
+from core import cards, vault
 from core.errors import Forbidden
+from issuer.cards import onus
 
 from .. import results as payment_results
 from ..connectors.base import Connector, NetworkAnswer
@@ -35,6 +36,7 @@ from . import acs
 from .models import THREEDS_LIFECYCLE
 
 LIFETIME = timedelta(minutes=10)
+ISSUER_SECRET = "threeds-issuer"  # the vault purpose of issuer_secret
 
 STATE_BY_TRANS_STATUS = {
     "Y": ThreeDSState.AUTHENTICATED,
@@ -56,13 +58,20 @@ def threeds_start(
     money = request.amount
     amount: Decimal = money.amount if money else (payment.amount or Decimal("0.00"))
     currency = money.currency if money else payment.currency
-    decision = acs.decide(
-        pan=card.number,
-        amount=amount,
-        risk_decision=payment.risk_decision,
-        challenge_indicator=request.challenge_indicator,
-        flags=dict(request.flags),
-    )
+    method = onus.challenge_method(card.number)
+    if method is not None:
+        # The platform's own card: its issuer authenticates the cardholder through the channel
+        # the cardholder registered (SecureRegist), frictionless when there is none.
+        flow = acs.CHALLENGE if method else acs.FRICTIONLESS
+        decision = acs.Decision(flow, "Y", False, "2.2.0")
+    else:
+        decision = acs.decide(
+            pan=card.number,
+            amount=amount,
+            risk_decision=payment.risk_decision,
+            challenge_indicator=request.challenge_indicator,
+            flags=dict(request.flags),
+        )
     payment.threeds_started = True
     standing = standing_of(payment)
     recurring = standing is not None and standing.type in ("RECURRING", "INSTALLMENT")
@@ -71,6 +80,7 @@ def threeds_start(
         recurring_frequency=standing.frequency if recurring and standing else None,
         payment=payment,
         flow=decision.flow,
+        issuer_method=method or "",
         issuer_result=decision.issuer_result,
         method_required=decision.method_required,
         version=decision.version,
@@ -99,13 +109,39 @@ def threeds_show_challenge(*, auth_id: str) -> ThreeDSAuthentication:
             _conclude(auth, ThreeDSState.EXPIRED)  # no network: the payment ends with 100.396.103
         else:
             THREEDS_LIFECYCLE.apply(auth, ThreeDSState.CHALLENGE)
+            if auth.issuer_method:
+                _issuer_challenge_start(auth)
     return auth
+
+
+def _issuer_challenge_start(auth: ThreeDSAuthentication) -> None:
+    """An on-us card's challenge: the issuer sends its OOB request or one-time password now
+    (no network: the issuer is this platform, in this transaction)."""
+    payment = auth.payment
+    challenge = onus.challenge_start(
+        number=cards.decrypt_pan(payment.pan_ciphertext),
+        transaction_id=auth.pk,
+        amount=auth.amount,
+        currency=auth.currency,
+        merchant_name=payment.merchant.business or payment.merchant.name,
+    )
+    auth.issuer_reference = challenge.reference
+    secret = challenge.secret
+    auth.issuer_secret = vault.encrypt(secret, purpose=ISSUER_SECRET) if secret else ""
+    auth.issuer_sent_to = challenge.sent_to
+    auth.save(update_fields=["issuer_reference", "issuer_secret", "issuer_sent_to"])
+
+
+def issuer_secret(auth: ThreeDSAuthentication) -> str:
+    """The cardholder link (OOB) or the simulator's code (OTP) the challenge page shows."""
+    return vault.decrypt(auth.issuer_secret, purpose=ISSUER_SECRET) if auth.issuer_secret else ""
 
 
 @dataclass(frozen=True)
 class ChallengeOutcome:
     auth: ThreeDSAuthentication
     wrong_code: bool = False  # a wrong one-time password that left attempts
+    waiting: bool = False  # an on-us card's out-of-band request not answered yet
 
     @property
     def attempts_left(self) -> int:
@@ -125,6 +161,23 @@ def threeds_answer_challenge(
         THREEDS_LIFECYCLE.check(auth.state, ThreeDSState.CANCELLED)  # 409 once it has ended
         if cancel:
             claimed = _conclude(auth, ThreeDSState.CANCELLED)
+        elif auth.issuer_method == onus.OOB:
+            outcome = onus.oob_outcome(auth.issuer_reference)
+            if not outcome:
+                return ChallengeOutcome(auth, waiting=True)
+            claimed = _conclude(auth, outcome)
+        elif auth.issuer_method == onus.OTP:
+            check = onus.otp_check(auth.issuer_reference, otp.strip())
+            if check.verified:
+                claimed = _conclude(auth, "Y")
+            elif check.attempts_left:
+                ThreeDSAuthentication.objects.filter(pk=auth.pk).update(
+                    otp_attempts=acs.MAX_OTP_ATTEMPTS - check.attempts_left
+                )
+                auth.refresh_from_db(fields=["otp_attempts"])
+                return ChallengeOutcome(auth, wrong_code=True)
+            else:
+                claimed = _conclude(auth, "N")
         elif otp.strip() == acs.OTP:
             claimed = _conclude(auth, auth.issuer_result)
         else:

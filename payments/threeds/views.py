@@ -20,6 +20,7 @@ from core.schema import documented
 from ..models import ThreeDSAuthentication
 from . import acs, openapi
 from .services import (
+    issuer_secret,
     threeds_answer_challenge,
     threeds_complete,
     threeds_method_completed,
@@ -127,6 +128,10 @@ def _challenge_page(
             "currency": auth.currency,
             "card": f"•••• {payment.card_last4}",
             "otp_hint": acs.OTP,
+            # An on-us card: the issuer's own channel (docs/closed-loop.md).
+            "issuer_method": auth.issuer_method,
+            "issuer_secret": issuer_secret(auth) if auth.issuer_method else "",
+            "sent_to": auth.issuer_sent_to,
         },
         status=status,
     )
@@ -155,5 +160,11 @@ def acs_challenge(request: HttpRequest, auth_id: str) -> HttpResponse:
             request,
             outcome.auth,
             error=f"Wrong code. {outcome.attempts_left} attempt(s) left.",
+        )
+    if outcome.waiting:
+        return _challenge_page(
+            request,
+            outcome.auth,
+            error="Not approved yet: approve the payment in your banking app, then continue.",
         )
     return _result_page(request, outcome.auth)

@@ -1,0 +1,126 @@
+"""3-D Secure for on-us cards: the ACS asks the issuer. A cardholder with the app channel
+approves out of band (StartOOBAuthen's cardholder page, then the challenge continues); one with
+an SMS or e-mail channel types the issuer's one-time password; one without a channel goes
+frictionless."""
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+
+from issuer import demo
+from issuer.cards import money, onus, services
+from issuer.cards.models import Card
+from issuer.models import OOBAuthentication, OTPChallenge
+from payments.models import ThreeDSAuthentication
+from tests.closedloop.test_onus import on_us
+from tests.payments.conftest import Payer
+from tests.payments.test_threeds_flow import final, open_redirect
+from tests.payments.threeds_helpers import (
+    SHOPPER_RESULT_URL,
+    form_action_and_fields,
+    nonce_of,
+    threeds_fields,
+)
+
+pytestmark = pytest.mark.django_db
+APPROVED = "000.000.000"
+
+
+@pytest.fixture(autouse=True)
+def _quick_pin_hash(settings):
+    settings.ISSUER_PIN_HASH_ITERATIONS = 1000
+
+
+@pytest.fixture
+def cards():  # type: ignore[no-untyped-def]
+    return demo.demo_cards("oob-client")
+
+
+@pytest.fixture
+def payer(merchant_api, enrolled) -> Payer:
+    return Payer(merchant_api, enrolled)
+
+
+def start(payer: Payer, issued: Card, amount: str = "20.00") -> dict:  # type: ignore[type-arg]
+    answer = payer.pay(
+        "DB", amount=amount, number=None, **{**on_us(issued), **threeds_fields()}
+    ).json()
+    assert answer["result"]["code"] == "000.200.000", answer
+    return answer
+
+
+def test_an_app_cardholder_approves_out_of_band(payer, cards):
+    shopper = Client()
+    data = start(payer, cards.prepaid)  # crd_demo_prepaid: channel APP
+    page = open_redirect(shopper, data).content.decode()
+    assert "Approve the payment there" in page
+    link = re.search(r'id="app-link" href="([^"]+)"', page).group(1)
+    auth = ThreeDSAuthentication.objects.get(payment_id=data["id"])
+    oob = OOBAuthentication.objects.get(pk=auth.issuer_reference)
+    assert (oob.client_id, oob.card_reference, oob.amount) == (
+        onus.ACS,
+        cards.prepaid.reference,
+        Decimal("20.00"),
+    )
+
+    # Continue before approving: still waiting, nothing decided.
+    waiting = shopper.post(f"/threeds/acs/{auth.pk}/challenge", {"nonce": nonce_of(page)})
+    assert "Not approved yet" in waiting.content.decode()
+
+    # The cardholder approves in the app (the issuer's cardholder page), then continues.
+    path = link.split("://", 1)[1].split("/", 1)[1]
+    cardholder = Client()
+    form = cardholder.get("/" + path).content.decode()
+    assert "Approve" in form
+    cardholder.post("/" + path, {"decision": "approve"})
+    oob.refresh_from_db()
+    assert oob.status == "SUCCESS"
+    done = shopper.post(f"/threeds/acs/{auth.pk}/challenge", {"nonce": nonce_of(page)})
+    assert form_action_and_fields(done.content.decode(), "result-form")[0] == SHOPPER_RESULT_URL
+    answer = final(payer, data["id"])
+    assert answer["result"]["code"] == APPROVED
+    assert answer["threeDSecure"]["authenticationStatus"] == "Y"
+    assert money.balances(Card.objects.get(pk=cards.prepaid.pk))["ledgerBalance"] == "480.00"
+
+
+def test_a_rejection_in_the_app_fails_the_payment(payer, cards):
+    shopper = Client()
+    data = start(payer, cards.prepaid)
+    page = open_redirect(shopper, data).content.decode()
+    auth = ThreeDSAuthentication.objects.get(payment_id=data["id"])
+    path = re.search(r'id="app-link" href="[^"]+?(/issuer/oob/[^"]+)"', page).group(1)
+    Client().post(path, {"decision": "reject"})
+    shopper.post(f"/threeds/acs/{auth.pk}/challenge", {"nonce": nonce_of(page)})
+    answer = final(payer, data["id"])
+    assert answer["result"]["code"] == "100.380.401"
+    assert money.balances(Card.objects.get(pk=cards.prepaid.pk))["ledgerBalance"] == "500.00"
+
+
+def test_an_sms_cardholder_types_the_issuers_one_time_password(payer, cards):
+    shopper = Client()
+    data = start(payer, cards.debit)  # crd_demo_debit: channel SMS
+    page = open_redirect(shopper, data).content.decode()
+    assert "sent to +49*********78" in page
+    code = re.search(r"the code sent is (\d{6})", page).group(1)
+    auth = ThreeDSAuthentication.objects.get(payment_id=data["id"])
+    assert OTPChallenge.objects.get(pk=auth.issuer_reference).client_id == onus.ACS
+
+    wrong = shopper.post(
+        f"/threeds/acs/{auth.pk}/challenge",
+        {"nonce": nonce_of(page), "otp": "000000" if code != "000000" else "111111"},
+    )
+    assert "2 attempt(s) left" in wrong.content.decode()
+    shopper.post(f"/threeds/acs/{auth.pk}/challenge", {"nonce": nonce_of(page), "otp": code})
+    answer = final(payer, data["id"])
+    assert answer["result"]["code"] == APPROVED
+    assert money.balances(Card.objects.get(pk=cards.debit.pk))["ledgerBalance"] == "2480.00"
+
+
+def test_a_cardholder_without_a_channel_goes_frictionless(payer, cards):
+    services.secure_register(card=cards.prepaid, channel="")
+    data = start(payer, cards.prepaid)
+    open_redirect(Client(), data)
+    assert final(payer, data["id"])["result"]["code"] == APPROVED
+    assert not OOBAuthentication.objects.exists()
