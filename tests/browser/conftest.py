@@ -317,3 +317,7 @@ def desk(browser: Any) -> Iterator[Tab]:
         yield opened
     finally:
         opened.close()
+
+
+# The issuer's key fixtures, for the closed loop's end-to-end test.
+from tests.issuer.conftest import _issuer_key_files, issuer_keys  # noqa: E402, F401
