@@ -125,7 +125,7 @@ def django_setup(database_url: str) -> None:
     django.setup()
 
 
-def migrate_and_seed() -> dict[str, str]:
+def migrate_and_seed() -> dict[str, Any]:
     """Migrate, then make sure the bench participator and merchant exist; returns the merchant's
     credentials. An existing merchant keeps its token (read back from its vault copy), so two
     runs against one database do not revoke each other's token; it is rotated only when the copy
@@ -168,6 +168,50 @@ def migrate_and_seed() -> dict[str, str]:
         "entity_type": "MERCHANT",
         "token": token,
     }
+
+
+ONUS_PRODUCT, ONUS_BIN, ONUS_CARDS = "BENCH-ONUS-EUR", "45980000", 64
+
+
+def onus_cards() -> list[dict[str, str]]:
+    """The card fields of ONUS_CARDS ACTIVE prepaid cards of the platform's own issuer (made
+    once, each loaded with ten million EUR, no 3-D Secure channel): payments on them go to the
+    on-us connector (docs/closed-loop.md)."""
+    from decimal import Decimal
+
+    from issuer.cards import money, services
+    from issuer.cards.models import Card, CardProduct, KycStatus
+
+    if not CardProduct.objects.filter(code=ONUS_PRODUCT).exists():
+        services.product_create(
+            code=ONUS_PRODUCT, name="Bench on-us", kind="prepaid", currency="EUR",
+            bins=[ONUS_BIN], enabled={"transaction/Purchase": True},
+        )  # fmt: skip
+    fields = []
+    for i in range(ONUS_CARDS):
+        reference = f"bench_onus_{i:03d}"
+        card = Card.objects.filter(client_id="bench", reference=reference).first()
+        if card is None:
+            card = services.card_apply(
+                client_id="bench", product_code=ONUS_PRODUCT, form="VIRTUAL", actor="bench",
+                customer_fields={"first_name": "Bench", "last_name": reference,
+                                 "kyc_status": KycStatus.VERIFIED},
+                reference=reference,
+            )  # fmt: skip
+            services.card_activate(card=card, actor="bench")
+            request = money.Request(client_id="bench", requestor_reference=f"load-{reference}",
+                                    digest="bench")  # fmt: skip
+            money.load(request, card=card, amount=Decimal("10000000.00"), currency="EUR")
+        fields.append(
+            {
+                "card.number": services.card_number(card),
+                "card.holder": "Bench Shopper",
+                "card.expiryMonth": f"{card.expiry_month:02d}",
+                "card.expiryYear": str(card.expiry_year),
+                "card.cvv": services.card_cvv2(card),
+            }
+        )
+    return fields
 
 
 # --- gunicorn -----------------------------------------------------------------------------------
@@ -265,7 +309,7 @@ def cpu_usage(
 class Client(KeepAliveClient):
     """One keep-alive HTTP client posting payments as the bench merchant."""
 
-    def __init__(self, port: int, creds: dict[str, str], seed: int):
+    def __init__(self, port: int, creds: dict[str, Any], seed: int):
         super().__init__(port)
         self.rng = random.Random(seed)  # noqa: S311 - a load mix, not a secret
         self.headers = {
@@ -280,6 +324,12 @@ class Client(KeepAliveClient):
             "currency": "EUR",
         }
         self.initial = {kind: urlencode({**base, "paymentType": kind, **CARD}) for kind in KINDS}
+        # On-us: the same requests on the issuer's own cards (--onus PERCENT of the initial ones).
+        self.onus_share = float(creds.get("onus_percent", 0)) / 100
+        self.onus = [
+            {kind: urlencode({**base, "paymentType": kind, **fields}) for kind in ("DB", "PA")}
+            for fields in creds.get("onus_cards", [])
+        ]
         self.referenced = {kind: urlencode({**base, "paymentType": kind}) for kind in KINDS}
         self.lat: dict[str, list[float]] = {kind: [] for kind in KINDS}
         self.refundable: list[str] = []
@@ -288,7 +338,10 @@ class Client(KeepAliveClient):
         """Post one payment; returns its id when it succeeded, None otherwise."""
         mtid = uuid.uuid4().hex
         if original is None:
-            path, body = "/pay/v3/payments", f"{self.initial[kind]}&merchantTransactionId={mtid}"
+            initial = self.initial[kind]
+            if self.onus and self.rng.random() < self.onus_share:
+                initial = self.rng.choice(self.onus)[kind]
+            path, body = "/pay/v3/payments", f"{initial}&merchantTransactionId={mtid}"
         else:
             path = f"/pay/v3/payments/{original}"
             body = f"{self.referenced[kind]}&merchantTransactionId={mtid}"
@@ -338,7 +391,7 @@ class Client(KeepAliveClient):
 
 
 def run_threads(
-    n: int, port: int, creds: dict[str, str], start_at: float, measure_at: float, end_at: float,
+    n: int, port: int, creds: dict[str, Any], start_at: float, measure_at: float, end_at: float,
     stop: Any, seed: int,
 ) -> list[dict[str, Any]]:  # fmt: skip
     clients = [Client(port, creds, seed * 1000 + i) for i in range(n)]
@@ -363,7 +416,7 @@ def run_threads(
 
 
 def client_process(
-    n: int, port: int, creds: dict[str, str], start_at: float, measure_at: float, end_at: float,
+    n: int, port: int, creds: dict[str, Any], start_at: float, measure_at: float, end_at: float,
     stop: Any, seed: int, out: Any,
 ) -> None:  # fmt: skip
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop (stop event)
@@ -424,7 +477,7 @@ def machine_info(database_url: str) -> dict[str, Any]:
 # --- load mode ----------------------------------------------------------------------------------
 
 
-def run_load(args: argparse.Namespace, creds: dict[str, str]) -> dict[str, Any]:
+def run_load(args: argparse.Namespace, creds: dict[str, Any]) -> dict[str, Any]:
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%S")
     port = args.port or free_port()
@@ -508,7 +561,7 @@ def run_load(args: argparse.Namespace, creds: dict[str, str]) -> dict[str, Any]:
 
 def report(
     args: argparse.Namespace,
-    creds: dict[str, str],
+    creds: dict[str, Any],
     results: list[dict[str, Any]],
     cpu: dict[str, Any],
     stamp: str,
@@ -535,6 +588,7 @@ def report(
             "database_url": args.database_url,
             "port": port,
             "mix": {"DB": 0.80, "PA+CP": 0.15, "RF": 0.05},
+            "onus_percent": args.onus,
         },
         "machine": machine_info(args.database_url),
         "payments": len(every),
@@ -651,7 +705,7 @@ def breakdown(stats: Any, count: int) -> dict[str, float]:
     return {label: found[label] for label in BREAKDOWN if label in found}
 
 
-def run_profile(count: int, creds: dict[str, str], out_path: Path | None = None) -> None:
+def run_profile(count: int, creds: dict[str, Any], out_path: Path | None = None) -> None:
     import cProfile
     import io
     import pstats
@@ -807,6 +861,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="off",
         help="on: keep the conf's access log (stdout, into the gunicorn log file)",
     )
+    parser.add_argument(
+        "--onus",
+        type=float,
+        default=0.0,
+        metavar="PERCENT",
+        help="share of the DBs and PAs paid with the platform's own issuer cards (on-us)",
+    )
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the database")
@@ -824,6 +885,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--duration must be in (0, 3600] and --warmup in [0, 600]")
     if not 1 <= args.concurrency <= 512 or not 1 <= args.workers <= 64:
         parser.error("--concurrency must be 1..512 and --workers 1..64")
+    if not 0 <= args.onus <= 100:
+        parser.error("--onus must be 0..100")
     if args.profile is not None and not 1 <= args.profile <= 100_000:
         parser.error("--profile N must be 1..100000")
     return args
@@ -832,12 +895,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
 
-    def prepare() -> dict[str, str]:
+    def prepare() -> dict[str, Any]:
         ensure_database(args.database_url, fresh=args.fresh)
         django_setup(args.database_url)
-        return migrate_and_seed()
+        creds = migrate_and_seed()
+        if args.onus:
+            creds.update(onus_percent=args.onus, onus_cards=onus_cards())
+        return creds
 
-    def profile(creds: dict[str, str]) -> None:
+    def profile(creds: dict[str, Any]) -> None:
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%S")
         run_profile(args.profile, creds, RESULTS_DIR / f"profile-{stamp}.prof")
