@@ -285,3 +285,51 @@ def test_a_token_of_an_on_us_card_is_decided_by_the_issuer_and_pays_from_the_car
         **{k: v for k, v in on_us(cards.debit).items() if k != "card.cvv"},
     )
     assert refused.json()["result"]["code"] == "800.100.160"
+
+
+def test_the_daily_file_agrees_with_the_issuers_journal(payer, cards, merchant):
+    from django.utils import timezone
+
+    from reconciliation.recon.generate import produce
+    from reconciliation.settlement import settlement_run
+    from tests.reconciliation.test_recon_file import file_bytes, sliced
+
+    pa = pay(payer, cards.prepaid, "PA", "100.00").json()
+    payer.ref("CP", pa["id"], "30.00")
+    sale = pay(payer, cards.prepaid, "DB", "25.00").json()
+    payer.ref("RF", sale["id"], "10.00")
+    day = timezone.now().date()
+    settlement_run(merchant=merchant, day=day)
+
+    lines = file_bytes(produce(merchant.entity, day, production=True)).split(b"\n")[1:-2]
+    records = [sliced(line) for line in lines]
+    sign = {"DB": 1, "CP": 1, "RF": -1, "PR": -1}
+    in_file = sum(sign.get(r["type"].strip(), 0) * int(r["recon_amount"]) for r in records)
+    postings = CardTransaction.objects.filter(client_id=onus.ACQUIRER, journal__isnull=False)
+    journal = sum(
+        (t.amount if t.type == "PURCHASE" else -t.amount) for t in postings if t.type != "REVERSAL"
+    )
+    assert in_file == int(journal * 100) == 4500  # 30 + 25 - 10, in cents
+    # Each record names the issuer's transaction (its network reference).
+    issuer_ids = {t.reference[:15] for t in CardTransaction.objects.filter(client_id=onus.ACQUIRER)}
+    assert {r["network"].strip() for r in records} <= issuer_ids
+
+
+def test_a_stored_on_us_card_pays_on_us(payer, cards):
+    from tests.payments.test_registrations import pay_stored
+
+    first = pay(payer, cards.prepaid, "DB", "5.00", createRegistration="true").json()
+    assert first["result"]["code"] == APPROVED, first
+    stored = pay_stored(
+        payer,
+        first["registrationId"],
+        amount="7.00",
+        **{
+            "standingInstruction.source": "CIT",
+            "standingInstruction.type": "UNSCHEDULED",
+            "card.cvv": services.card_cvv2(cards.prepaid),
+        },
+    ).json()
+    assert stored["result"]["code"] == APPROVED, stored
+    assert CardTransaction.objects.get(requestor_reference=stored["id"]).type == "PURCHASE"
+    assert balances(cards.prepaid) == ("488.00", "488.00")
