@@ -210,7 +210,7 @@ def challenge_start(
     if card.secure_channel == "APP":
         auth, link_token = authentication.oob_start(
             client_id=ACS,
-            card_reference=card.reference,
+            card_reference=card.masked,  # what the cardholder's page shows: its masked number
             transaction_id=transaction_id,
             amount=amount,
             currency=currency,
@@ -221,7 +221,7 @@ def challenge_start(
     channel = "SMS" if card.secure_channel == "SMS" else "EMAIL"
     contact = card.customer.mobile if channel == "SMS" else card.customer.email
     otp, code = authentication.otp_send(
-        client_id=ACS, card_reference=card.reference, transaction_id=transaction_id, channel=channel
+        client_id=ACS, card_reference=card.masked, transaction_id=transaction_id, channel=channel
     )
     shown = code if getattr(settings, "ISSUER_OTP_SIMULATOR", True) else ""
     return Challenge(otp.pk, shown, masked_contact(contact))

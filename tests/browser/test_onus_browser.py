@@ -139,6 +139,7 @@ def test_the_closed_loop_end_to_end(
     try:
         phone.page.goto(link)
         expect(phone.page.locator("body")).to_contain_text("49.90")
+        expect(phone.page.locator("#card")).to_have_text(card.masked)
         phone.page.click("#approve")
         expect(phone.page.locator("h1")).to_have_text("Payment approved")
     finally:

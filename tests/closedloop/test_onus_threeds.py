@@ -61,7 +61,7 @@ def test_an_app_cardholder_approves_out_of_band(payer, cards):
     oob = OOBAuthentication.objects.get(pk=auth.issuer_reference)
     assert (oob.client_id, oob.card_reference, oob.amount) == (
         onus.ACS,
-        cards.prepaid.reference,
+        cards.prepaid.masked,  # the cardholder's page shows the masked number
         Decimal("20.00"),
     )
 
