@@ -170,6 +170,18 @@ def test_a_failure_after_the_issuer_posted_leaves_neither_side_moved(payer, card
     payment = Payment.objects.get()
     assert payment.state == "IN_FLIGHT" and payment.captured_amount in (None, 0)
 
+    # The janitor resolves it: the issuer never decided it, so it ends as timed out; still
+    # nothing moved on the card.
+    from datetime import timedelta
+
+    from payments.services.janitor import payment_resolve_in_flight
+
+    monkeypatch.setattr(onus, "authorize", real)
+    payment_resolve_in_flight(older_than=timedelta(0))
+    payment.refresh_from_db()
+    assert payment.state != "IN_FLIGHT" and payment.result_code == "900.100.300"
+    assert balances(cards.prepaid) == ("500.00", "500.00")
+
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks: PostgreSQL")
 @pytest.mark.django_db(transaction=True)
