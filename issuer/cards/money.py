@@ -112,6 +112,16 @@ def idempotent(
         return stored
 
 
+def once(request: "Request", run: Callable[[], Answer]) -> Answer:
+    """`idempotent` for a money request: its requestor, reference and body's hash."""
+    return idempotent(
+        client_id=request.client_id,
+        requestor_reference=request.requestor_reference,
+        digest=request.digest,
+        run=run,
+    )
+
+
 # --- requests -----------------------------------------------------------------------------------
 
 
@@ -370,12 +380,7 @@ def _debit(
         journal = _post(type, locked, -amount, issuer_account(purpose, currency), type)
         return record(result=core_results.TRANSACTION_SUCCEEDED, journal=journal, counts=counts)
 
-    return idempotent(
-        client_id=request.client_id,
-        requestor_reference=request.requestor_reference,
-        digest=request.digest,
-        run=run,
-    )
+    return once(request, run)
 
 
 def purchase(request: Request, *, card: Card, amount: Decimal, currency: str, **kw: Any) -> Answer:
@@ -443,12 +448,7 @@ def _credit(
         journal = _post(type, locked, amount, issuer_account(purpose, currency), type)
         return record(result=core_results.TRANSACTION_SUCCEEDED, journal=journal)
 
-    return idempotent(
-        client_id=request.client_id,
-        requestor_reference=request.requestor_reference,
-        digest=request.digest,
-        run=run,
-    )
+    return once(request, run)
 
 
 def load(request: Request, *, card: Card, amount: Decimal, currency: str) -> Answer:
@@ -566,12 +566,7 @@ def reversal(request: Request, *, original: CardTransaction) -> Answer:
         locked.save(update_fields=["reversed"])
         return record(result=core_results.TRANSACTION_SUCCEEDED, journal=journal)
 
-    return idempotent(
-        client_id=request.client_id,
-        requestor_reference=request.requestor_reference,
-        digest=request.digest,
-        run=run,
-    )
+    return once(request, run)
 
 
 def transfer(
@@ -623,12 +618,7 @@ def transfer(
         )
         return answer
 
-    return idempotent(
-        client_id=request.client_id,
-        requestor_reference=request.requestor_reference,
-        digest=request.digest,
-        run=run,
-    )
+    return once(request, run)
 
 
 def block(
@@ -673,12 +663,7 @@ def block(
         )
         return record(result=core_results.TRANSACTION_SUCCEEDED, hold=hold, counts=counts)
 
-    return idempotent(
-        client_id=request.client_id,
-        requestor_reference=request.requestor_reference,
-        digest=request.digest,
-        run=run,
-    )
+    return once(request, run)
 
 
 def capture(request: Request, *, original: CardTransaction, amount: Decimal) -> Answer:
@@ -717,12 +702,7 @@ def capture(request: Request, *, original: CardTransaction, amount: Decimal) -> 
             original=original,
         )
 
-    return idempotent(
-        client_id=request.client_id,
-        requestor_reference=request.requestor_reference,
-        digest=request.digest,
-        run=run,
-    )
+    return once(request, run)
 
 
 def credit(request: Request, *, card: Card, amount: Decimal, currency: str) -> Answer:
@@ -760,12 +740,7 @@ def unblock(request: Request, *, original: CardTransaction) -> Answer:
             original=original,
         )
 
-    return idempotent(
-        client_id=request.client_id,
-        requestor_reference=request.requestor_reference,
-        digest=request.digest,
-        run=run,
-    )
+    return once(request, run)
 
 
 def verification(
@@ -791,12 +766,7 @@ def verification(
             where=where,
         )
 
-    return idempotent(
-        client_id=request.client_id,
-        requestor_reference=request.requestor_reference,
-        digest=request.digest,
-        run=run,
-    )
+    return once(request, run)
 
 
 # --- history ------------------------------------------------------------------------------------
