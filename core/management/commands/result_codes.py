@@ -6,11 +6,10 @@ file, so the documented catalogue can never miss a code (tests/core/test_results
 """
 
 from pathlib import Path
-from typing import Any
 
 from django.apps import apps as django_apps
-from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.generated_docs import GeneratedDocCommand, replace_between
 from core.results import entries
 
 START = "<!-- result-codes:start (.venv/bin/python manage.py result_codes --write docs/api.md) -->"
@@ -36,26 +35,13 @@ def _index(apps: list[str], owner: str) -> int:
 
 def replaced(text: str) -> str:
     """`text` with the table between the markers regenerated."""
-    head, found, rest = text.partition(START)
-    _, found_end, tail = rest.partition(END)
-    if not (found and found_end):
-        raise ValueError(f"the markers {START!r} and {END!r} are missing")
-    return f"{head}{START}\n{table()}\n{END}{tail}"
+    return replace_between(text, START, END, table())
 
 
-class Command(BaseCommand):
+class Command(GeneratedDocCommand):
     help = "Print (or write into a Markdown file) the table of every result code."
+    start, end = START, END
+    generate = staticmethod(table)
 
-    def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--write", metavar="FILE", help="replace the table in this file")
-
-    def handle(self, *args: Any, **options: Any) -> None:
-        if not options["write"]:
-            self.stdout.write(table())
-            return
-        path = Path(options["write"])
-        try:
-            path.write_text(replaced(path.read_text()))
-        except (OSError, ValueError) as exc:
-            raise CommandError(str(exc)) from exc
+    def written(self, path: Path) -> None:
         self.stdout.write(f"{path}: {len(entries())} result codes")

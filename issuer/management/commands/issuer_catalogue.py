@@ -9,11 +9,8 @@ up to date.
 """
 
 import json
-from pathlib import Path
-from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-
+from core.generated_docs import GeneratedDocCommand, replace_between
 from issuer.operations import IMPLEMENTED
 from issuer.operations.catalogue import SCOPE_DESCRIPTIONS
 from issuer.operations.examples import EXAMPLES
@@ -84,25 +81,10 @@ def document() -> str:
 
 
 def replaced(text: str) -> str:
-    head, found, rest = text.partition(START)
-    _, found_end, tail = rest.partition(END)
-    if not (found and found_end):
-        raise ValueError(f"the markers {START!r} and {END!r} are missing")
-    return f"{head}{START}\n\n{document()}\n{END}{tail}"
+    return replace_between(text, START, END, "\n" + document())
 
 
-class Command(BaseCommand):
+class Command(GeneratedDocCommand):
     help = "Print (or write into docs/issuer.md) the catalogue's operations, group by group."
-
-    def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--write", metavar="FILE", help="replace the part in this file")
-
-    def handle(self, *args: Any, **options: Any) -> None:
-        if not options["write"]:
-            self.stdout.write(document())
-            return
-        path = Path(options["write"])
-        try:
-            path.write_text(replaced(path.read_text()))
-        except (OSError, ValueError) as exc:
-            raise CommandError(str(exc)) from exc
+    start, end = START, END
+    generate = staticmethod(lambda: "\n" + document())
