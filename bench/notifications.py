@@ -185,10 +185,9 @@ def in_process(count: int, receiver: Receiver, credential: str) -> int:
 
     from django.db import transaction
 
-    from core import outbox
+    from core import outbox, tasks
 
-    outbox_hand = outbox._hand_to_celery
-    outbox._hand_to_celery = lambda event_id: None  # type: ignore[assignment]
+    outbox.register_dispatcher(lambda event_id, *, attempts, eta: None)  # no task: run below
     try:
         with transaction.atomic():
             ids = [
@@ -202,7 +201,7 @@ def in_process(count: int, receiver: Receiver, credential: str) -> int:
                 for n in range(count)
             ]
     finally:
-        outbox._hand_to_celery = outbox_hand  # type: ignore[assignment]
+        outbox.register_dispatcher(tasks.hand_over)
     cpu, wall = time.process_time(), time.monotonic()
     profile = cProfile.Profile()
     profile.enable()

@@ -275,8 +275,10 @@ PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = env.float("PAYMENTS_CONNECTOR_TIMEOUT_SECON
 # A hosted checkout's page may be used this long after the checkout was created.
 CHECKOUT_LIFETIME_MINUTES = env.int("CHECKOUT_LIFETIME_MINUTES", default=30)
 # Outbound notifications (core.outbox): seconds before each retry after a refused delivery (1 min,
-# 5 min, 30 min, 2 h, 12 h, then daily: about 3.6 days), a delivery's timeout, and how long a
-# taken message waits before the sweep takes it again (a worker killed during the call).
+# 5 min, 30 min, 2 h, 12 h, then daily: about 3.6 days; each retry is a Celery task for its
+# moment), a delivery's timeout, how long a taken message waits before the sweep takes it again
+# (a worker killed during the call), and the sweep's period (beat): a retry whose task was lost
+# comes at most this much late.
 NOTIFICATION_RETRY_SCHEDULE = env.list(
     "NOTIFICATION_RETRY_SCHEDULE",
     cast=int,
@@ -284,6 +286,7 @@ NOTIFICATION_RETRY_SCHEDULE = env.list(
 )
 NOTIFICATION_TIMEOUT_SECONDS = env.float("NOTIFICATION_TIMEOUT_SECONDS", default=5.0)
 NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=60)
+NOTIFICATION_SWEEP_SECONDS = env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0)
 # merchant.notificationUrl: plain http:// and private or loopback hosts only when allowed (local
 # testing); by default allowed in DEBUG.
 NOTIFICATION_ALLOW_INSECURE_URLS = env.bool("NOTIFICATION_ALLOW_INSECURE_URLS", default=DEBUG)
@@ -379,7 +382,10 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # The database scheduler copies these into django_celery_beat's tables at start; staff can then
 # pause or re-time them in the admin (Periodic tasks).
 CELERY_BEAT_SCHEDULE = {
-    "sweep-notifications": {"task": "core.sweep_notifications", "schedule": 60.0},
+    "sweep-notifications": {
+        "task": "core.sweep_notifications",
+        "schedule": NOTIFICATION_SWEEP_SECONDS,
+    },
     "settle-last-day": {"task": "reconciliation.settle_last_day", "schedule": 3600.0},
     "recon-files-last-day": {"task": "reconciliation.recon_files_last_day", "schedule": 3600.0},
     "close-expired-preauthorizations": {

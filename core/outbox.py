@@ -1,14 +1,20 @@
 """The outbox: outbound notifications that are never lost and never sent for a change that
 rolled back.
 
-`enqueue` writes the message in the caller's transaction and, after commit, hands its id to
-Celery (`core.deliver_notification`). `deliver` takes a due message in a short transaction (the
-row locked with SKIP LOCKED, its next attempt moved a lease ahead, so a worker killed during the
-call leaves it due again later), posts it outside any transaction, and records the attempt:
-a 2xx acknowledges it; anything else, a timeout or a refused connection schedules the next
-attempt from NOTIFICATION_RETRY_SCHEDULE, and after the last the message is FAILED. `sweep`
-(beat, every minute, and `manage.py notifications_deliver`) delivers whatever is due, so a lost
-task only delays a message. Delivery is at least once: receivers drop duplicates by event id.
+`enqueue` writes the message in the caller's transaction and, after commit, hands it to the
+dispatcher (the task queue registers one: `core.tasks.hand_over`, from core.apps; this module
+knows nothing of Celery). `deliver` takes a due message in a short transaction (the row locked
+with SKIP LOCKED, its attempt counted and its next attempt moved a lease ahead, so a worker
+killed during the call leaves it due again later), posts it outside any transaction, and records
+the attempt: a 2xx acknowledges it; anything else, a timeout or a refused connection schedules
+the next attempt from NOTIFICATION_RETRY_SCHEDULE and, after commit, hands the message over again
+for that moment; after the schedule's last wait and one more refused attempt the message is
+FAILED. A handed-over delivery names the attempts made before it (`deliver_when_due`): a copy
+whose attempt was made meanwhile does nothing, one that arrives before its time is handed over
+again for that time. `sweep` (beat, every NOTIFICATION_SWEEP_SECONDS, and `manage.py
+notifications_deliver`) delivers whatever is due, so a lost hand-over only delays a message by
+at most the sweep's period. Delivery is at least once: receivers drop duplicates by event id;
+a message is acknowledged (DELIVERED) once.
 
 Headers: `Authorization: Bearer <the entity's access token>` (resolved at delivery time by the
 app that owns the credentials, `register_credentials`), `X-Event-Id`, `X-Event-Sequence`.
@@ -22,7 +28,7 @@ import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import transaction
@@ -32,7 +38,15 @@ from django.utils import timezone
 from .models import DeliveryAttempt, OutboxMessage, OutboxStatus
 
 logger = logging.getLogger("core.outbox")
+
+
+class Dispatcher(Protocol):
+    def __call__(self, event_id: str, *, attempts: int, eta: datetime | None) -> None:
+        """Run `deliver_when_due(event_id, after_attempts=attempts)` at `eta` (None: now)."""
+
+
 _credentials: Callable[[str], str] | None = None
+_dispatcher: Dispatcher | None = None
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
@@ -40,6 +54,12 @@ def register_credentials(resolver: Callable[[str], str]) -> None:
     """The app that keeps access tokens says how to find the one of a credential reference."""
     global _credentials
     _credentials = resolver
+
+
+def register_dispatcher(dispatcher: Dispatcher) -> None:
+    """The task queue says how to run a delivery later (core.apps registers core.tasks')."""
+    global _dispatcher
+    _dispatcher = dispatcher
 
 
 def schedule() -> list[int]:
@@ -66,17 +86,20 @@ def enqueue(
         body={**body, "eventId": event_id, "sequence": sequence},
         next_attempt_at=timezone.now(),
     )
-    transaction.on_commit(lambda: _hand_to_celery(event_id))
+    transaction.on_commit(lambda: _hand_over(event_id, attempts=0))
     return message
 
 
-def _hand_to_celery(event_id: str) -> None:
-    from .tasks import deliver_notification
-
+def _hand_over(event_id: str, *, attempts: int, eta: datetime | None = None) -> None:
+    """After commit: the dispatcher runs the delivery that follows `attempts` attempts at `eta`.
+    Whatever goes wrong here only delays the message until the sweep finds it due."""
+    if _dispatcher is None:
+        logger.warning("notification %s: no dispatcher registered; the sweep delivers it", event_id)
+        return
     try:
-        deliver_notification.delay(event_id)
+        _dispatcher(event_id, attempts=attempts, eta=eta)
     except Exception:  # noqa: BLE001 - the broker is down: the sweep delivers it later
-        logger.warning("notification %s not handed to Celery; the sweep delivers it", event_id)
+        logger.warning("notification %s not handed over; the sweep delivers it", event_id)
 
 
 def deliver(event_id: str, *, now: datetime | None = None) -> str:
@@ -116,10 +139,32 @@ def deliver(event_id: str, *, now: datetime | None = None) -> str:
             outcome = "failed"
         else:
             wait = schedule()[message.attempts - 1]
-            message.next_attempt_at = moment + timedelta(seconds=wait)
+            message.next_attempt_at = retry_at = moment + timedelta(seconds=wait)
+            attempts = message.attempts
             outcome = "retry"
+            transaction.on_commit(lambda: _hand_over(event_id, attempts=attempts, eta=retry_at))
         message.save(update_fields=["status", "delivered_at", "next_attempt_at"])
     return outcome
+
+
+def deliver_when_due(event_id: str, *, after_attempts: int, now: datetime | None = None) -> str:
+    """The delivery handed over after `after_attempts` attempts (the dispatcher's task). A copy
+    whose attempt was made meanwhile (a duplicate task, or the sweep came first) or whose message
+    is settled does nothing ("not due"); one that arrives before the message's time (clock skew
+    between hosts, a timer that fired early) is handed over again for that time ("not due");
+    otherwise one attempt (`deliver`)."""
+    moment = now or timezone.now()
+    row = (
+        OutboxMessage.objects.filter(pk=event_id)
+        .values("status", "attempts", "next_attempt_at")
+        .first()
+    )
+    if row is None or row["status"] != OutboxStatus.PENDING or row["attempts"] != after_attempts:
+        return "not due"
+    if row["next_attempt_at"] > moment:
+        _hand_over(event_id, attempts=after_attempts, eta=row["next_attempt_at"])
+        return "not due"
+    return deliver(event_id, now=moment)
 
 
 def _post(message: OutboxMessage) -> tuple[int | None, int, str, str]:
@@ -180,5 +225,5 @@ def redeliver(*, event_id: str, actor: str) -> OutboxMessage:
         message.next_attempt_at = timezone.now()
         message.attempts = 0
         message.save(update_fields=["status", "next_attempt_at", "attempts"])
-        transaction.on_commit(lambda: _hand_to_celery(event_id))
+        transaction.on_commit(lambda: _hand_over(event_id, attempts=0))
     return message

@@ -56,3 +56,58 @@ def test_views_admin_and_tasks_do_not_write_models():
                 if WRITES.search(line) and "super()" not in line:
                     offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def core_module_imports() -> dict[str, set[str]]:
+    """Every module of core (dotted name) and the modules of core it imports, at any depth of
+    its code (an import inside a function counts: it is still an arrow)."""
+    modules = {}
+    for path in (ROOT / "core").rglob("*.py"):
+        if "migrations" not in path.parts:
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def module_of(name: str) -> str:
+        while name not in modules:  # an attribute of a module: the module
+            name = name.rpartition(".")[0]
+        return name
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        arrows = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                targets = [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            arrows |= {module_of(t) for t in targets if t.split(".")[0] == "core"}
+        graph[name] = arrows - {name}
+    return graph
+
+
+def test_no_import_cycle_within_core():
+    """The outbox is a library and core.tasks its adapter (core.apps registers the task queue
+    as the outbox's dispatcher): core.outbox does not import core.tasks, nor any module of core
+    one that imports it back."""
+    graph = core_module_imports()
+    assert "core.tasks" not in graph["core.outbox"]
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            for after in graph[todo.pop()] - seen:
+                if after == goal:
+                    return True
+                seen.add(after)
+                todo.append(after)
+        return False
+
+    cycles = sorted(name for name in graph if reaches(name, name))
+    assert cycles == []

@@ -3,13 +3,9 @@ the merchant's notificationUrl (a real HTTP server on loopback) with the merchan
 Bearer token, retried on the schedule (the sweep driven with an injected clock, never a sleep),
 failed after the last attempt, redelivered by staff."""
 
-import json
-import threading
 from collections.abc import Iterator
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from io import StringIO
-from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -20,6 +16,7 @@ from django.utils import timezone
 from core import outbox
 from core.models import DeliveryAttempt, OutboxMessage
 from merchants.services import entity_token_plaintext
+from tests.core.workers import Receiver
 from tests.tokenization.test_tokenize import card, tokenize
 from tokenization import services
 from tokenization.models import Token
@@ -39,52 +36,6 @@ def _delivered_in_this_process():
         yield
     finally:
         app.conf.task_always_eager = previous
-
-
-class Receiver:
-    """A merchant's notification endpoint on 127.0.0.1: answers `statuses` in turn (then 200)
-    and records every request (headers and JSON body). With `hold_first`, the first request is
-    held open until `released` is set (a test kills its sender meanwhile)."""
-
-    def __init__(self, statuses: list[int] | None = None, hold_first: bool = False):
-        self.statuses = list(statuses or [])
-        self.requests: list[dict[str, Any]] = []
-        self.released = threading.Event()
-        self.hold_first = hold_first
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length))
-                receiver.requests.append({"headers": dict(self.headers), "body": body})
-                if receiver.hold_first and len(receiver.requests) == 1:
-                    receiver.released.wait(30)
-                status = receiver.statuses.pop(0) if receiver.statuses else 200
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "text/plain")
-                    self.end_headers()
-                    self.wfile.write(b"ok" if status == 200 else b"try later")
-                except OSError:
-                    pass  # the sender is gone
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/notifications"
-
-    def close(self) -> None:
-        self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
