@@ -137,6 +137,17 @@ def issuer_secret(auth: ThreeDSAuthentication) -> str:
     return vault.decrypt(auth.issuer_secret, purpose=ISSUER_SECRET) if auth.issuer_secret else ""
 
 
+def simulator_code(auth: ThreeDSAuthentication) -> str:
+    """The one-time password the challenge page shows a tester (docs/api.md, "The one-time
+    password of a challenge"): the simulated ACS's fixed code for every card that is not the
+    platform's own; for an on-us card with an SMS or e-mail channel, the code its issuer
+    generated (only while ISSUER_OTP_SIMULATOR lets the simulator show it); none for an
+    out-of-band approval."""
+    if not auth.issuer_method:
+        return acs.OTP
+    return issuer_secret(auth) if auth.issuer_method == onus.OTP else ""
+
+
 @dataclass(frozen=True)
 class ChallengeOutcome:
     auth: ThreeDSAuthentication

@@ -103,7 +103,7 @@ def test_an_sms_cardholder_types_the_issuers_one_time_password(payer, cards):
     data = start(payer, cards.debit)  # crd_demo_debit: channel SMS
     page = open_redirect(shopper, data).content.decode()
     assert "sent to +49*********78" in page
-    code = re.search(r"the code sent is (\d{6})", page).group(1)
+    code = re.search(r'id="simulator-code" data-code="(\d{6})"', page).group(1)
     auth = ThreeDSAuthentication.objects.get(payment_id=data["id"])
     assert OTPChallenge.objects.get(pk=auth.issuer_reference).client_id == onus.ACS
 
@@ -124,3 +124,19 @@ def test_a_cardholder_without_a_channel_goes_frictionless(payer, cards):
     open_redirect(Client(), data)
     assert final(payer, data["id"])["result"]["code"] == APPROVED
     assert not OOBAuthentication.objects.exists()
+
+
+def test_a_production_issuer_shows_no_code_on_the_challenge_page(payer, cards, settings):
+    """ISSUER_OTP_SIMULATOR=false (production): the code goes by SMS only, so the page shows no
+    simulator code; the simulated ACS's 1234 is not a code of the platform's own cards."""
+    settings.ISSUER_OTP_SIMULATOR = False
+    shopper = Client()
+    data = start(payer, cards.debit)  # crd_demo_debit: channel SMS
+    page = open_redirect(shopper, data).content.decode()
+    assert "sent to +49*********78" in page
+    assert 'id="simulator-code"' not in page and "Simulator:" not in page
+    auth = ThreeDSAuthentication.objects.get(payment_id=data["id"])
+    wrong = shopper.post(
+        f"/threeds/acs/{auth.pk}/challenge", {"nonce": nonce_of(page), "otp": "1234"}
+    )
+    assert "Wrong code. 2 attempt(s) left." in wrong.content.decode()
