@@ -153,6 +153,7 @@ class ChallengeOutcome:
     auth: ThreeDSAuthentication
     wrong_code: bool = False  # a wrong one-time password that left attempts
     waiting: bool = False  # an on-us card's out-of-band request not answered yet
+    code_resent: bool = False  # an on-us card's code had expired: its issuer sent a new one
 
     @property
     def attempts_left(self) -> int:
@@ -163,8 +164,10 @@ def threeds_answer_challenge(
     *, auth_id: str, nonce: str, otp: str = "", cancel: bool = False
 ) -> ChallengeOutcome:
     """The challenge form's answer: cancel, the right one-time password (the ACS's decision), or
-    a wrong one. Three wrong codes fail the authentication. Locked: concurrent wrong codes are
-    each counted. 403 for another authentication's nonce, 409 when it has already ended."""
+    a wrong one. Three wrong codes fail the authentication, also across a new code an on-us
+    card's issuer sends when its code (OTP_SECONDS) expired before the challenge did. Locked:
+    concurrent wrong codes are each counted. 403 for another authentication's nonce, 409 when it
+    has already ended."""
     with transaction.atomic(durable=True):
         auth = threeds_lock(auth_id)
         if nonce != auth.nonce:
@@ -181,26 +184,30 @@ def threeds_answer_challenge(
             check = onus.otp_check(auth.issuer_reference, otp.strip())
             if check.verified:
                 claimed = _conclude(auth, "Y")
-            elif check.attempts_left:
-                ThreeDSAuthentication.objects.filter(pk=auth.pk).update(
-                    otp_attempts=acs.MAX_OTP_ATTEMPTS - check.attempts_left
-                )
-                auth.refresh_from_db(fields=["otp_attempts"])
+            elif check.expired and _past_lifetime(auth):
+                claimed = _conclude(auth, ThreeDSState.EXPIRED)
+            elif check.expired:
+                _issuer_challenge_start(auth)  # a new code; the wrong ones so far still count
+                return ChallengeOutcome(auth, code_resent=True)
+            elif _count_wrong_code(auth) and check.attempts_left:
                 return ChallengeOutcome(auth, wrong_code=True)
             else:
                 claimed = _conclude(auth, "N")
         elif otp.strip() == acs.OTP:
             claimed = _conclude(auth, auth.issuer_result)
+        elif _count_wrong_code(auth):
+            return ChallengeOutcome(auth, wrong_code=True)
         else:
-            ThreeDSAuthentication.objects.filter(pk=auth.pk).update(
-                otp_attempts=F("otp_attempts") + 1
-            )
-            auth.refresh_from_db(fields=["otp_attempts"])
-            if auth.otp_attempts < acs.MAX_OTP_ATTEMPTS:
-                return ChallengeOutcome(auth, wrong_code=True)
             claimed = _conclude(auth, "N")
     engine.complete(claimed)
     return ChallengeOutcome(auth)
+
+
+def _count_wrong_code(auth: ThreeDSAuthentication) -> bool:
+    """Count a wrong one-time password (one UPDATE, under the lock); whether attempts are left."""
+    ThreeDSAuthentication.objects.filter(pk=auth.pk).update(otp_attempts=F("otp_attempts") + 1)
+    auth.refresh_from_db(fields=["otp_attempts"])
+    return auth.otp_attempts < acs.MAX_OTP_ATTEMPTS
 
 
 def threeds_complete(*, auth_id: str, outcome: str) -> ThreeDSAuthentication:

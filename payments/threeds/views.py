@@ -164,6 +164,10 @@ def acs_challenge(request: HttpRequest, auth_id: str) -> HttpResponse:
             outcome.auth,
             error=f"Wrong code. {outcome.attempts_left} attempt(s) left.",
         )
+    if outcome.code_resent:
+        return _challenge_page(
+            request, outcome.auth, error="The code has expired. We sent you a new one."
+        )
     if outcome.waiting:
         return _challenge_page(
             request,
