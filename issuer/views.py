@@ -23,6 +23,7 @@ from core.schema import documented
 
 from .models import OOBAuthentication, OOBStatus
 from .protocol.openapi import oob_page_operations
+from .selectors import oob_card_shown
 from .services import OOBAlreadyDecided, oob_cardholder_answer, oob_for_link
 
 # title, text, tone (the colour of the card: ok, stop, muted)
@@ -83,7 +84,8 @@ def oob_page(request: HttpRequest, authentication_id: str, token: str) -> HttpRe
             auth.status = OOBStatus.EXPIRED  # shown as such; the expiry task records it
         if auth.status != OOBStatus.PENDING:
             return _final_page(request, auth)
-        return _private(render(request, "issuer/oob.html", {"auth": auth}))
+        card = oob_card_shown(auth=auth)
+        return _private(render(request, "issuer/oob.html", {"auth": auth, "card": card}))
 
     decision = request.POST.get("decision")
     if decision not in ("approve", "reject"):

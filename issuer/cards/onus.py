@@ -245,10 +245,12 @@ def oob_outcome(reference: str) -> str:
 class OtpCheck:
     verified: bool
     attempts_left: int
+    expired: bool = False  # the code outlived its OTP_SECONDS (no attempt used)
 
 
 def otp_check(reference: str, code: str) -> OtpCheck:
     from .. import services as authentication
 
     outcome = authentication.otp_verify(client_id=ACS, otp_id=reference, code=code)
-    return OtpCheck(outcome.verified, outcome.otp.attempts_left)
+    expired = outcome.result.code == results.OTP_EXPIRED.code
+    return OtpCheck(outcome.verified, outcome.otp.attempts_left, expired)

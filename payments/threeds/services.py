@@ -137,11 +137,23 @@ def issuer_secret(auth: ThreeDSAuthentication) -> str:
     return vault.decrypt(auth.issuer_secret, purpose=ISSUER_SECRET) if auth.issuer_secret else ""
 
 
+def simulator_code(auth: ThreeDSAuthentication) -> str:
+    """The one-time password the challenge page shows a tester (docs/api.md, "The one-time
+    password of a challenge"): the simulated ACS's fixed code for every card that is not the
+    platform's own; for an on-us card with an SMS or e-mail channel, the code its issuer
+    generated (only while ISSUER_OTP_SIMULATOR lets the simulator show it); none for an
+    out-of-band approval."""
+    if not auth.issuer_method:
+        return acs.OTP
+    return issuer_secret(auth) if auth.issuer_method == onus.OTP else ""
+
+
 @dataclass(frozen=True)
 class ChallengeOutcome:
     auth: ThreeDSAuthentication
     wrong_code: bool = False  # a wrong one-time password that left attempts
     waiting: bool = False  # an on-us card's out-of-band request not answered yet
+    code_resent: bool = False  # an on-us card's code had expired: its issuer sent a new one
 
     @property
     def attempts_left(self) -> int:
@@ -152,8 +164,10 @@ def threeds_answer_challenge(
     *, auth_id: str, nonce: str, otp: str = "", cancel: bool = False
 ) -> ChallengeOutcome:
     """The challenge form's answer: cancel, the right one-time password (the ACS's decision), or
-    a wrong one. Three wrong codes fail the authentication. Locked: concurrent wrong codes are
-    each counted. 403 for another authentication's nonce, 409 when it has already ended."""
+    a wrong one. Three wrong codes fail the authentication, also across a new code an on-us
+    card's issuer sends when its code (OTP_SECONDS) expired before the challenge did. Locked:
+    concurrent wrong codes are each counted. 403 for another authentication's nonce, 409 when it
+    has already ended."""
     with transaction.atomic(durable=True):
         auth = threeds_lock(auth_id)
         if nonce != auth.nonce:
@@ -170,26 +184,30 @@ def threeds_answer_challenge(
             check = onus.otp_check(auth.issuer_reference, otp.strip())
             if check.verified:
                 claimed = _conclude(auth, "Y")
-            elif check.attempts_left:
-                ThreeDSAuthentication.objects.filter(pk=auth.pk).update(
-                    otp_attempts=acs.MAX_OTP_ATTEMPTS - check.attempts_left
-                )
-                auth.refresh_from_db(fields=["otp_attempts"])
+            elif check.expired and _past_lifetime(auth):
+                claimed = _conclude(auth, ThreeDSState.EXPIRED)
+            elif check.expired:
+                _issuer_challenge_start(auth)  # a new code; the wrong ones so far still count
+                return ChallengeOutcome(auth, code_resent=True)
+            elif _count_wrong_code(auth) and check.attempts_left:
                 return ChallengeOutcome(auth, wrong_code=True)
             else:
                 claimed = _conclude(auth, "N")
         elif otp.strip() == acs.OTP:
             claimed = _conclude(auth, auth.issuer_result)
+        elif _count_wrong_code(auth):
+            return ChallengeOutcome(auth, wrong_code=True)
         else:
-            ThreeDSAuthentication.objects.filter(pk=auth.pk).update(
-                otp_attempts=F("otp_attempts") + 1
-            )
-            auth.refresh_from_db(fields=["otp_attempts"])
-            if auth.otp_attempts < acs.MAX_OTP_ATTEMPTS:
-                return ChallengeOutcome(auth, wrong_code=True)
             claimed = _conclude(auth, "N")
     engine.complete(claimed)
     return ChallengeOutcome(auth)
+
+
+def _count_wrong_code(auth: ThreeDSAuthentication) -> bool:
+    """Count a wrong one-time password (one UPDATE, under the lock); whether attempts are left."""
+    ThreeDSAuthentication.objects.filter(pk=auth.pk).update(otp_attempts=F("otp_attempts") + 1)
+    auth.refresh_from_db(fields=["otp_attempts"])
+    return auth.otp_attempts < acs.MAX_OTP_ATTEMPTS
 
 
 def threeds_complete(*, auth_id: str, outcome: str) -> ThreeDSAuthentication:

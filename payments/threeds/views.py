@@ -21,6 +21,7 @@ from ..models import ThreeDSAuthentication
 from . import acs, openapi
 from .services import (
     issuer_secret,
+    simulator_code,
     threeds_answer_challenge,
     threeds_complete,
     threeds_method_completed,
@@ -127,7 +128,9 @@ def _challenge_page(
             "amount": auth.amount,
             "currency": auth.currency,
             "card": f"•••• {payment.card_last4}",
-            "otp_hint": acs.OTP,
+            # The code a tester types, on the page itself (docs/api.md, "The one-time password
+            # of a challenge"): the simulated ACS's, or the one the platform's issuer "sent".
+            "simulator_code": simulator_code(auth),
             # An on-us card: the issuer's own channel (docs/closed-loop.md).
             "issuer_method": auth.issuer_method,
             "issuer_secret": issuer_secret(auth) if auth.issuer_method else "",
@@ -160,6 +163,10 @@ def acs_challenge(request: HttpRequest, auth_id: str) -> HttpResponse:
             request,
             outcome.auth,
             error=f"Wrong code. {outcome.attempts_left} attempt(s) left.",
+        )
+    if outcome.code_resent:
+        return _challenge_page(
+            request, outcome.auth, error="The code has expired. We sent you a new one."
         )
     if outcome.waiting:
         return _challenge_page(

@@ -92,9 +92,19 @@ def _loopback_only(route: Any) -> None:
 class Tab:
     """A page in its own browser context, with what the browser did and said on the way."""
 
-    def __init__(self, browser: Any, viewport: dict[str, int] = VIEWPORT, phone: bool = False):
+    def __init__(
+        self,
+        browser: Any,
+        viewport: dict[str, int] = VIEWPORT,
+        phone: bool = False,
+        timezone_id: str | None = None,
+    ):
         self.context = browser.new_context(
-            viewport=viewport, locale="en-US", is_mobile=phone, has_touch=phone
+            viewport=viewport,
+            locale="en-US",
+            is_mobile=phone,
+            has_touch=phone,
+            timezone_id=timezone_id,  # None: the machine's
         )
         self.context.set_default_timeout(BROWSER_TIMEOUT_MS)
         self.context.route("**/*", _loopback_only)

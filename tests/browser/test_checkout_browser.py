@@ -5,8 +5,9 @@ shop's shopperResultUrl. The same flows with Django's test client are in
 tests/payments/test_checkouts.py."""
 
 import uuid
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.utils import timezone
@@ -79,13 +80,42 @@ def test_a_card_payment(tab, shop, card_payer):
     fill_card(tab)
     expect(tab.page.locator("#brand")).to_have_text("VISA")
     expect(tab.page.locator("#number-error")).to_be_hidden()
-    screenshot(tab, "checkout-page.png")
     tab.page.click("#pay")
     back_at_shop(tab, shop, data)
     answer = payment_of(card_payer, data)
     assert answer["result"]["code"] == "000.000.000" and answer["id"] != data["id"]
     assert answer["card"]["last4Digits"] == "0000"
     assert tab.posts_to("/checkout/") and not tab.posts_to("/threeds/")
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "Asia/Tokyo", "America/New_York"])
+def test_the_expiry_is_shown_in_the_shoppers_time_zone(browser, shop, card_payer, zone):
+    """Issue 25: the shopper reads the page's expiry in the browser's own time zone (a context
+    with timezone_id); the server's text says UTC, for a browser without JavaScript."""
+    tab = Tab(browser, timezone_id=zone)
+    try:
+        data = create(card_payer, **CUSTOMER)
+        url = data["redirect"]["url"]
+        expires = Checkout.objects.get(pk=data["id"]).expires_at
+        served = tab.page.request.get(url).text()  # the HTML as sent, before any script
+        assert f'datetime="{expires.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"' in served
+        assert f"{expires.astimezone(UTC):%H:%M} UTC</time>" in served
+        assert "/static/checkout/local-time.js" in served
+
+        tab.page.goto(url)
+        shown = tab.page.locator("#expires")
+        expect(shown).to_have_attribute("data-localised", "true")
+        local = expires.astimezone(ZoneInfo(zone))
+        expect(shown).to_contain_text(f"{local:%I:%M %p}")  # en-US, as the context's locale
+        expect(shown).not_to_contain_text("UTC")
+        expect(shown).to_have_attribute("title", f"{expires.astimezone(UTC):%H:%M} UTC")
+        assert tab.page_errors == [] and not [m for m in tab.console if m.startswith("error")]
+        if zone == "Europe/Berlin":
+            fill_card(tab)
+            expect(tab.page.locator("#brand")).to_have_text("VISA")
+            screenshot(tab, "checkout-page.png")
+    finally:
+        tab.close()
 
 
 def test_the_page_refuses_a_number_that_fails_luhn(tab, shop, card_payer):

@@ -17,8 +17,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from issuer import services as oob
+from issuer.cards.models import Card
 from issuer.models import OOBAuthentication, OOBStatus
 from tests.browser.conftest import PHONE, Tab, screenshot
+from tests.issuer.conftest import issue_cards
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -32,12 +34,21 @@ def expect(locator: Any) -> Any:
     return playwright_expect(locator)
 
 
+REFERENCE = "crd_demo_prepaid"  # the requestor's internal reference, as seed_demo's
+
+
+def masked_card() -> str:
+    return Card.objects.get(client_id=CLIENT, reference=REFERENCE).masked
+
+
 def start(live_server: Any) -> tuple[str, str]:
     """(authenticationId, the cardholder's link), the link built as `cardholder_url` does but on
-    the live server."""
+    the live server. The requestor names one of its cards by its own cardReference, as
+    StartOOBAuthen does."""
+    issue_cards(CLIENT, (REFERENCE,))
     auth, link_token = oob.oob_start(
         client_id=CLIENT,
-        card_reference="411111******1111",
+        card_reference=REFERENCE,
         transaction_id=f"order-{uuid.uuid4().hex[:12]}",
         amount=Decimal("42.50"),
         currency="EUR",
@@ -65,7 +76,10 @@ def open_request(page: Any, url: str) -> None:
     expect(page.locator("h1")).to_have_text("Approve this payment?")
     expect(page.locator("#merchant")).to_have_text("Corner Café")
     expect(page.locator("#amount")).to_have_text("42.50 EUR")
-    expect(page.locator("#card")).to_have_text("411111******1111")
+    # Issue 25: the card as the cardholder knows it (its masked number), not the requestor's
+    # internal cardReference.
+    expect(page.locator("#card")).to_have_text(masked_card())
+    expect(page.locator("body")).not_to_contain_text(REFERENCE)
     for button in ("#approve", "#reject"):
         expect(page.locator(button)).to_be_in_viewport()
         assert page.locator(button).bounding_box()["height"] >= TAP_TARGET_PX

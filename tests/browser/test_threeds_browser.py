@@ -6,6 +6,8 @@ result page posts id and resourcePath back to the shop's shopperResultUrl. The s
 Django's test client are in tests/payments/test_threeds_flow.py.
 """
 
+import base64
+import re
 import time
 from typing import Any
 from urllib.parse import parse_qs
@@ -85,6 +87,57 @@ def test_frictionless(tab, shop, payer):
     assert not tab.posts_to("/method") and not tab.posts_to("/challenge")
 
 
+SUCCESS = re.compile(r"^(000\.000\.|000\.100\.1|000\.[36])")  # successfully processed
+
+
+def simulator_code(tab: Tab) -> str:
+    """The one-time password as a tester finds it: on the challenge page, beside the field."""
+    shown = tab.page.locator("#simulator-code")
+    expect(shown).to_be_visible()
+    expect(shown).to_be_in_viewport()
+    code = shown.get_attribute("data-code") or ""
+    expect(shown).to_contain_text(f"the one-time password is {code}")
+    return code
+
+
+def test_the_whole_walk_with_the_code_the_page_shows(tab, shop, payer):
+    """Issue 23: a DB with 3-D Secure, the challenge in Chromium, the code a tester reads on the
+    page, the shop's shopperResultUrl, then the merchant's GET: a success with ECI 05 and a
+    verificationId (the code is the simulator's one, docs/api.md)."""
+    data = start_payment(payer, CHALLENGE, amount="49.90")
+    open_checkout(tab, shop, data)
+    at_challenge(tab)
+    code = simulator_code(tab)
+    assert code == "1234"
+    screenshot(tab, "threeds-challenge-code.png")
+    tab.page.fill("#otp", code)
+    tab.page.click("#submit")
+    back_at_shop(tab, shop, data)
+    assert len(tab.posts_to("/challenge")) == 1
+    answer = payer.get(data["id"])
+    assert SUCCESS.match(answer["result"]["code"]), answer
+    authenticated(answer)
+    three_ds = answer["threeDSecure"]
+    assert (three_ds["eci"], three_ds["authenticationStatus"]) == ("05", "Y")
+    assert base64.b64decode(three_ds["verificationId"], validate=True)
+    # The shop's GET names the payment it was posted: the same id, the same answer.
+    assert shop.results[0]["id"] == answer["id"] == data["id"]
+
+
+def test_a_wrong_code_then_the_right_one_succeeds(tab, shop, payer):
+    data = start_payment(payer, CHALLENGE)
+    open_checkout(tab, shop, data)
+    at_challenge(tab)
+    tab.page.fill("#otp", "123456")
+    tab.page.click("#submit")
+    expect(tab.page.get_by_role("alert")).to_have_text("Wrong code. 2 attempt(s) left.")
+    code = simulator_code(tab)  # still shown after the wrong code
+    tab.page.fill("#otp", code)
+    tab.page.click("#submit")
+    back_at_shop(tab, shop, data)
+    authenticated(final(payer, data, "000.000.000"))
+
+
 def test_challenge_right_code(tab, shop, payer):
     data = start_payment(payer, CHALLENGE)
     open_checkout(tab, shop, data)
@@ -116,7 +169,10 @@ def test_challenge_three_wrong_codes(tab, shop, payer):
     tab.page.click("#submit")
     back_at_shop(tab, shop, data)
     assert len(tab.posts_to("/challenge")) == 3
-    authenticated(final(payer, data, "100.380.401"), eci="07", status="N")
+    # What issue 23 reported: not a success, ECI 07 and no verificationId (three wrong codes).
+    answer = final(payer, data, "100.380.401")
+    authenticated(answer, eci="07", status="N")
+    assert not answer["threeDSecure"].get("verificationId")
 
 
 def test_challenge_cancel(tab, shop, payer):

@@ -10,8 +10,10 @@ from django.test import Client
 from django.utils import timezone
 
 from issuer import services as oob
+from issuer.cards.models import Card
 from issuer.models import OOBAuthentication, OOBStatus, OTPChallenge
 from issuer.tasks import expire_oob_authentications
+from tests.issuer.conftest import issue_cards
 from tests.issuer.test_api import (
     ALL_SCOPES,
     INQUIRY,
@@ -60,10 +62,11 @@ def test_approve_end_to_end(api):
     shown = cardholder.get(page)
     assert shown.status_code == 200
     html = shown.content.decode()
+    card = Card.objects.get(client_id="oob-client", reference="411111******1111")
     for text in (
         "Corner Café",
         "42.50 USD",
-        "411111******1111",
+        card.masked,  # the card's own number, masked (the reference only looks like one)
         'value="approve"',
         'value="reject"',
     ):
@@ -77,6 +80,18 @@ def test_approve_end_to_end(api):
     answer = status_of(api, auth_id)
     assert answer["status"] == "SUCCESS"
     assert answer["decidedAt"].endswith("+0000")
+
+
+@pytest.mark.parametrize("reference", ["tok_abc123", "crd_demo_prepaid"])
+def test_the_page_names_the_card_by_its_masked_number(api, reference):
+    """Issue 25: a requestor names the card by its own cardReference; the cardholder sees the
+    masked number, never the internal reference."""
+    issue_cards("oob-client", (reference,))
+    _, page = start(api, cardReference=reference)
+    html = Client().get(page).content.decode()
+    card = Card.objects.get(client_id="oob-client", reference=reference)
+    assert f'<dd id="card">{card.masked}</dd>' in html
+    assert reference not in html
 
 
 def test_reject_end_to_end(api, client):
