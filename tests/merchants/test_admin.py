@@ -345,9 +345,7 @@ def test_rotate_merchant_token_shows_the_new_token_once(admin_client, merchant):
     asked = run_action(admin_client, MERCHANTS, "rotate_merchant_token", [merchant])
     assert "Rotate API tokens" in text(asked)  # the confirmation first: nothing rotated yet
     assert entity_by_token(old) == merchant.entity
-    response = run_action(
-        admin_client, MERCHANTS, "rotate_merchant_token", [merchant], overlap="0"
-    )
+    response = run_action(admin_client, MERCHANTS, "rotate_merchant_token", [merchant], overlap="0")
 
     merchant.entity.refresh_from_db()
     assert entity_by_token(old) is None
