@@ -230,7 +230,7 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
         if formset.model is PortalUser:
-            save_portal_users(request, formset)  # through the services, never formset.save()
+            save_portal_users(request, formset)  # through the services: the formset saves nothing
             return
         super().save_formset(request, form, formset, change)
 

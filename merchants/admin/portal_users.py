@@ -64,7 +64,7 @@ def save_portal_users(request: HttpRequest, formset: BaseInlineFormSet) -> None:
     merchant: Merchant = formset.instance
     actor = staff_actor(request)
     label = f"merchant {merchant.merchant_id}"
-    # What formset.save() would have recorded, for the admin's change message.
+    # What saving the formset would have recorded, for the admin's change message.
     formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
     for form in formset.forms:
         if not form.has_changed():
