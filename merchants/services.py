@@ -491,12 +491,16 @@ def portal_user_set_active(*, portal_user: PortalUser, active: bool, changed_by:
 def portal_user_reset_password(*, portal_user: PortalUser, changed_by: str) -> str:
     """Give a portal user a new one-time password and return it (shown once, never stored in
     clear). The old password and every open session stop working (Django's session hash follows
-    the password); the portal asks for a new password at the next sign-in. A deactivated user
-    stays deactivated."""
+    the password); the portal asks for a new password at the next sign-in. The user's failed
+    sign-ins are forgotten (django-axes), so a locked-out user may sign in with it at once. A
+    deactivated user stays deactivated."""
+    from axes.utils import reset as forget_failed_sign_ins  # needs settings: imported late
+
     user = User.objects.select_for_update().get(pk=portal_user.user_id)
     password = _one_time_password()
     user.set_password(password)
     user.save(update_fields=["password"])
+    forget_failed_sign_ins(username=user.get_username())
     PortalUser.objects.filter(pk=portal_user.pk).update(must_change_password=True)
     portal_user.must_change_password = True
     _portal_history(portal_user, PortalUserChange.Action.PASSWORD_RESET, changed_by)

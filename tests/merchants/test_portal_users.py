@@ -372,3 +372,16 @@ def test_a_reset_password_ends_the_open_sessions(client, merchant):
     assert sign_in(client, "ann@shop.example", password).status_code == 200  # refused
     assert sign_in(client, "ann@shop.example", new).status_code == 302
     assert client.get("/portal/")["Location"] == "/portal/password/"
+
+
+def test_a_reset_password_lets_a_locked_out_user_in_at_once(client, merchant, settings):
+    portal_user, password = services.portal_user_create(
+        merchant=merchant, email="ann@shop.example", changed_by=STAFF
+    )
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        sign_in(client, "ann@shop.example", "wrong")
+    assert sign_in(client, "ann@shop.example", password).status_code == 403  # locked out
+
+    new = services.portal_user_reset_password(portal_user=portal_user, changed_by=STAFF)
+
+    assert sign_in(client, "ann@shop.example", new).status_code == 302
