@@ -121,9 +121,10 @@ def refusal_message(request: HttpRequest, obj: Model, exc: ApplicationError) -> 
     messages.error(request, f"{obj}: not changed — {exc.description} ({exc.result.code}).")
 
 
-def show_secret_once(request: HttpRequest, label: str, token: str) -> None:
+def show_secret_once(request: HttpRequest, label: str, token: str, *, what: str = "token") -> None:
+    """A secret just issued (a token, a one-time password), in a message shown once."""
     messages.success(
-        request, f"New token for {label}: {token} — copy it now, it is not shown again."
+        request, f"New {what} for {label}: {token} — copy it now, it is not shown again."
     )
 
 

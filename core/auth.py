@@ -1,6 +1,9 @@
 """Bearer authentication that checks the token, entityId and entityType together.
 
-1. `Authorization: Bearer <token>` names an active entity (else 401, 800.900.300).
+1. `Authorization: Bearer <token>` names an active entity (else 401, 800.900.300): its current
+   token, or the token its last rotation replaced while that rotation's overlap lasts (at most
+   24 hours; the directory compares the expiry with the clock on every request, so the old token
+   is refused from the first request after it).
 2. entityId and entityType are read from the request (query for GET and DELETE, body otherwise) and
    validated (400 naming them).
 3. The token may act for entityId if it is that entity's token, or the token of the participator
@@ -33,7 +36,7 @@ class EntityDirectory(Protocol):
     """Where entities are looked up (registered by the merchants app)."""
 
     def by_token(self, token: str) -> Any | None:
-        """The active entity whose bearer token this is."""
+        """The active entity whose bearer token this is (or was, until its overlap ends)."""
 
     def by_id(self, entity_id: str) -> Any | None:
         """The active entity with this entityId."""

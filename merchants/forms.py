@@ -5,6 +5,7 @@ registered or edited in the admin satisfies the same AN/N/pattern rules as one c
 `/pay/v3/merchant/create`. The forms only validate; the admin saves through `merchants.services`.
 """
 
+from datetime import timedelta
 from typing import Any
 
 import pycountry
@@ -26,9 +27,11 @@ from .models import (
     Entity,
     EntityType,
     Merchant,
+    PortalUser,
     SecurityStatus,
     ThreeDSDeleteReason,
 )
+from .services import portal_user_email_problem
 
 COUNTRY_CHOICES = sorted(
     ((c.alpha_2, f"{c.alpha_2} {c.name}") for c in pycountry.countries),
@@ -187,3 +190,79 @@ class ThreeDSDeleteForm(forms.Form):
         widget=forms.RadioSelect,
         help_text="Sent to the card network with the deletion.",
     )
+
+
+# --- tokens ---------------------------------------------------------------------------------------
+
+# How long a rotated token keeps working (seconds): none, an hour, a day (MAX_TOKEN_OVERLAP).
+TOKEN_OVERLAPS = [
+    ("0", "None: the old token stops now"),
+    ("3600", "1 hour"),
+    ("86400", "24 hours"),
+]
+
+
+class TokenOverlapForm(forms.Form):
+    """How long the token being replaced keeps working (the admin's rotation action and the
+    portal's Developers page)."""
+
+    overlap = forms.ChoiceField(
+        label="The old token keeps working for",
+        choices=TOKEN_OVERLAPS,
+        initial="0",
+        required=False,  # left out: none, as before overlaps existed
+        widget=forms.RadioSelect,
+        help_text="An overlap lets you deploy the new token before the old one is refused; "
+        "notifications carry the new token at once.",
+    )
+
+    def chosen_overlap(self) -> timedelta:
+        return timedelta(seconds=int(self.cleaned_data["overlap"] or 0))
+
+
+# --- portal users ---------------------------------------------------------------------------------
+
+
+class PortalUserInlineForm(forms.ModelForm):
+    """A row of the merchant page's portal users: a new row takes an email (the user's name and
+    address); an existing row shows it, with "active" and "reset password" to tick. The admin
+    saves through `merchants.services` (`PortalUserInline`), never this form."""
+
+    email = forms.EmailField(
+        required=False,
+        help_text="The merchant administrator's email: also the user name to sign in with.",
+    )
+    active = forms.BooleanField(
+        required=False, initial=True, help_text="Untick to deactivate; tick to re-activate."
+    )
+    reset_password = forms.BooleanField(
+        label="reset password",
+        required=False,
+        help_text="Tick and save: a one-time password is shown once.",
+    )
+
+    class Meta:
+        model = PortalUser
+        fields: tuple[str, ...] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            user = self.instance.user
+            self.fields["email"].initial = user.email or user.username
+            self.fields["email"].disabled = True
+            self.fields["active"].initial = user.is_active
+        else:
+            self.fields["reset_password"].disabled = True
+            self.fields["active"].disabled = True
+
+    def clean_email(self) -> str:
+        email = (self.cleaned_data.get("email") or "").strip().lower()
+        if self.instance.pk:
+            return email
+        if not email:
+            raise forms.ValidationError("Enter the new portal user's email.")
+        problem = portal_user_email_problem(email)
+        if problem:
+            raise forms.ValidationError(f"Not created: {problem}.")
+        return email

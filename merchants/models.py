@@ -3,9 +3,18 @@
 An `Entity` is the caller of the API: a PARTICIPATOR (a bank or channel) or a MERCHANT. POS is not
 stored: it is a merchant's entity acting through one of its terminals. Each entity has one bearer
 token, kept as a SHA-256 hash (look-up), its last four characters (display) and a vault-encrypted
-copy (only to place it in outbound notification headers). A merchant is owned by the participator
-that created it; nothing of it is reachable through another participator.
+copy (only to place it in outbound notification headers). After a rotation with an overlap, the
+previous token's hash and last four are kept with the moment it stops working (at most 24 hours
+later): it authenticates until then, and notifications already carry the new one. Every rotation
+is an `EntityTokenChange` row. A merchant is owned by the participator that created it; nothing of
+it is reachable through another participator.
+
+A `PortalUser` binds a Django user to exactly one merchant (the merchant portal); bank staff
+create, deactivate and reset them (`merchants.services.portal_user_*`), each change a
+`PortalUserChange` row.
 """
+
+from datetime import datetime, timedelta
 
 from django.db import models
 from django.db.models import Q
@@ -42,6 +51,15 @@ class Entity(models.Model):
     token_last4 = models.CharField("token (last 4)", max_length=4, editable=False)
     token_ciphertext = models.TextField(editable=False)
     token_rotated_at = models.DateTimeField(editable=False)
+    # The token replaced by the last rotation, while its overlap lasts (else blank): accepted by
+    # the bearer authentication until `previous_token_ends_at`, never used for notifications.
+    previous_token_hash = models.CharField(max_length=64, blank=True, db_index=True, editable=False)
+    previous_token_last4 = models.CharField(
+        "previous token (last 4)", max_length=4, blank=True, editable=False
+    )
+    previous_token_ends_at = models.DateTimeField(
+        "previous token works until", null=True, blank=True, editable=False
+    )
     is_active = models.BooleanField(default=True)
     test_mode = models.BooleanField(
         "connector test mode",
@@ -60,10 +78,63 @@ class Entity(models.Model):
                 | Q(entity_type="MERCHANT"),
                 name="entity_participator_has_no_owner",
             ),
+            models.CheckConstraint(
+                condition=Q(previous_token_hash="", previous_token_ends_at__isnull=True)
+                | (~Q(previous_token_hash="") & Q(previous_token_ends_at__isnull=False)),
+                name="entity_previous_token_has_an_end",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.entity_id} ({self.entity_type})"
+
+    def previous_token_live(self, now: datetime) -> bool:
+        """Whether the token replaced by the last rotation still authenticates at `now`."""
+        return self.previous_token_ends_at is not None and now < self.previous_token_ends_at
+
+
+class EntityTokenChange(models.Model):
+    """Append-only history of an entity's bearer token: every rotation (a random token, or one
+    the merchant's administrator set), when the token it replaced stops working, and who did it.
+
+    `old_token_ends_at` equal to `changed_at` means the old token stopped at once; later, that it
+    kept working until then (the overlap). A rotation during an overlap ends the token of the
+    earlier overlap at once (`cut_short_last4`). `merchant` is set for a merchant's entity, so
+    the history shows on the merchant's page too."""
+
+    class Kind(models.TextChoices):
+        ROTATED = "ROTATED", "Rotated (a new random token)"
+        SET = "SET", "Set (a token of the administrator's choosing)"
+        ENDED = "ENDED", "Previous token ended early"
+
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="token_changes")
+    merchant = models.ForeignKey(
+        "Merchant", null=True, blank=True, on_delete=models.CASCADE, related_name="token_changes"
+    )
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    old_last4 = models.CharField("old token (last 4)", max_length=4)
+    new_last4 = models.CharField("new token (last 4)", max_length=4, blank=True)
+    old_token_ends_at = models.DateTimeField("old token works until")
+    cut_short_last4 = models.CharField(
+        "earlier token ended (last 4)",
+        max_length=4,
+        blank=True,
+        help_text="A token still in its overlap from an earlier rotation, ended by this one.",
+    )
+    changed_by = models.CharField(
+        max_length=100, help_text="staff:<username>, portal:<username> or a command"
+    )
+    changed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.entity.entity_id}: …{self.old_last4} -> …{self.new_last4 or '-'}"
+
+    @property
+    def overlap(self) -> timedelta:
+        return self.old_token_ends_at - self.changed_at
 
 
 class SecurityStatus(models.TextChoices):
@@ -293,10 +364,48 @@ class ThreeDSEnrolmentEvent(models.Model):
 
 
 class PortalUser(models.Model):
-    """A merchant administrator: a Django user bound to one merchant (for the merchant portal)."""
+    """A merchant administrator: a Django user bound to one merchant (for the merchant portal).
+
+    The user is never staff, and belongs to this merchant only (one row per user). Deactivating
+    sets the user's `is_active` to False: the sign-in and every open session are refused.
+    `must_change_password` is set when bank staff issue a one-time password: the portal then
+    shows only the password page until the user has chosen a new one."""
 
     user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="portal")
     merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="portal_users")
+    must_change_password = models.BooleanField(
+        default=False,
+        help_text="Signed in with a one-time password: the portal asks for a new one first.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True, null=True)
+
+    class Meta:
+        ordering = ["user__username"]
 
     def __str__(self) -> str:
         return f"{self.user} @ {self.merchant.merchant_id}"
+
+
+class PortalUserChange(models.Model):
+    """Append-only history of a merchant's portal users: who created, deactivated, re-activated
+    them or reset their password, and when (the password itself is never kept here)."""
+
+    class Action(models.TextChoices):
+        CREATED = "CREATED", "Created"
+        DEACTIVATED = "DEACTIVATED", "Deactivated"
+        ACTIVATED = "ACTIVATED", "Re-activated"
+        PASSWORD_RESET = "PASSWORD_RESET", "Password reset (one-time password issued)"
+
+    merchant = models.ForeignKey(
+        Merchant, on_delete=models.CASCADE, related_name="portal_user_changes"
+    )
+    username = models.CharField(max_length=150)
+    action = models.CharField(max_length=16, choices=Action.choices)
+    changed_by = models.CharField(max_length=100, help_text="staff:<username> or a command")
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id}: {self.username} {self.action}"

@@ -5,7 +5,8 @@ A portal user is a Django user with a PortalUser row binding it to one merchant.
 are counted by django-axes in the database (AXES_* settings), so the limit holds across workers;
 a locked-out username and address get the login page again with a message, never a
 distinction between "no such user" and "wrong password". A portal session ends after
-PORTAL_SESSION_SECONDS without a request.
+PORTAL_SESSION_SECONDS without a request. A user signed in with a one-time password from bank
+staff (`PortalUser.must_change_password`) is sent to the password page until it has chosen one.
 """
 
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from django.http import (
 )
 from django.shortcuts import redirect, render
 from django.urls import path, reverse_lazy
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
 from core.fields.web import LocalUrl, insecure_url_problem
@@ -33,32 +35,50 @@ from core.models import OutboxMessage
 from core.outbox import redeliver
 from core.schema.pages import documented, html, portal_page
 
+from .forms import TokenOverlapForm
 from .models import Merchant, PortalUser
 from .selectors import entity_by_token
-from .services import entity_rotate_token, merchant_update, notification_test
+from .services import (
+    entity_end_previous_token,
+    entity_rotate_token,
+    merchant_update,
+    notification_test,
+    portal_user_password_changed,
+)
 
 NAV = [("Developers", "portal:developers")]  # login, logout, password: in the page header
 
 
-def portal_merchant(request: HttpRequest) -> Merchant:
-    """The merchant of the signed-in portal user (404 for anyone else)."""
+def portal_link(request: HttpRequest) -> PortalUser:
+    """The signed-in user's portal binding, with its merchant (404 for anyone else)."""
     user_id = getattr(request.user, "pk", None) or 0
     link = PortalUser.objects.select_related("merchant").filter(user_id=user_id).first()
     if link is None:
         raise Http404("not a portal user")
-    return link.merchant
+    return link
+
+
+def portal_merchant(request: HttpRequest) -> Merchant:
+    """The merchant of the signed-in portal user (404 for anyone else)."""
+    return portal_link(request).merchant
 
 
 def portal_view(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """A portal page: signed in as a portal user (else the login page), the session's idle
-    timer restarted, `request.merchant` set to the user's merchant."""
+    timer restarted, `request.merchant` set to the user's merchant. A user still on a one-time
+    password gets the password page instead."""
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not request.user.is_authenticated:
             return redirect(f"{reverse_lazy('portal:login')}?next={request.path}")
-        request.merchant = portal_merchant(request)  # type: ignore[attr-defined]
+        link = portal_link(request)
+        request.merchant = link.merchant  # type: ignore[attr-defined]
+        request.portal_user = link  # type: ignore[attr-defined]
         request.session.set_expiry(settings.PORTAL_SESSION_SECONDS)
+        if link.must_change_password and view is not password_change:
+            messages.info(request, "You signed in with a one-time password: choose your own.")
+            return redirect("portal:password")
         return view(request, *args, **kwargs)
 
     return wrapped
@@ -127,14 +147,24 @@ def logout(request: HttpRequest) -> HttpResponse:
     return redirect("portal:login")
 
 
-@page_methods("GET", "POST")
-@portal_view
+class PortalPasswordChangeView(auth_views.PasswordChangeView):
+    template_name = "portal/password.html"
+    success_url = reverse_lazy("portal:overview")
+    extra_context = {"title": "Change password"}
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        portal_user_password_changed(portal_user=self.request.portal_user)  # type: ignore[attr-defined]
+        return response
+
+
 def password_change(request: HttpRequest) -> HttpResponseBase:
-    return auth_views.PasswordChangeView.as_view(
-        template_name="portal/password.html",
-        success_url=reverse_lazy("portal:overview"),
-        extra_context={"title": "Change password"},
-    )(request)
+    return PortalPasswordChangeView.as_view()(request)
+
+
+# Wrapped after its definition: portal_view lets a user on a one-time password reach this view
+# (and only this one), which it recognises by identity.
+password_view = page_methods("GET", "POST")(portal_view(password_change))
 
 
 def _login_operations() -> dict[str, dict[str, Any]]:
@@ -224,25 +254,55 @@ def deliveries_of(merchant: Merchant) -> Any:
     )
 
 
+def _overlap_note(entity: Any) -> str:
+    if entity.previous_token_ends_at is None:
+        return "the old one no longer works."
+    until = entity.previous_token_ends_at.strftime("%Y-%m-%d %H:%M")
+    return f"the old one (…{entity.previous_token_last4}) keeps working until {until} UTC."
+
+
 @page_methods("GET", "POST")
 @portal_view
 def developers(request: HttpRequest) -> HttpResponse:
-    """The merchant's API token (rotate: the new one shown once, on this answer only; or set one
-    of the administrator's choosing, never shown), and its notification URL."""
+    """The merchant's API token (rotate, after a confirmation that offers an overlap: the new one
+    shown once, on this answer only; or set one of the administrator's choosing, never shown),
+    the previous token while its overlap lasts, the token's history, and the notification URL."""
     merchant: Merchant = request.merchant  # type: ignore[attr-defined]
+    actor = f"portal:{request.user.get_username()}"
     context: dict[str, Any] = {"title": "Developers", "errors": {}}
     action = request.POST.get("action") if request.method == "POST" else None
-    if action == "rotate":
-        context["new_token"] = entity_rotate_token(entity=merchant.entity)
-        messages.success(request, "A new API token: the old one no longer works.")
-    elif action == "set":
-        chosen = request.POST.get("token", "")
-        problem = token_problem(chosen)
-        if problem:
-            context["errors"]["token"] = f"The token {problem}."
+    if action in ("rotate", "set"):
+        overlap_form = TokenOverlapForm(request.POST)
+        context["overlap_form"] = overlap_form
+        if action == "rotate" and request.POST.get("confirm") != "yes":
+            context["confirm_rotation"] = True  # the first click only asks
+            context["overlap_form"] = TokenOverlapForm()
+        elif not overlap_form.is_valid():
+            context["errors"]["overlap"] = "Choose how long the old token keeps working."
+            context["confirm_rotation"] = action == "rotate"
+        elif action == "rotate":
+            context["new_token"] = entity_rotate_token(
+                entity=merchant.entity, overlap=overlap_form.chosen_overlap(), changed_by=actor
+            )
+            messages.success(request, f"A new API token: {_overlap_note(merchant.entity)}")
         else:
-            entity_rotate_token(entity=merchant.entity, token=chosen)
-            messages.success(request, "Your API token is set: the old one no longer works.")
+            chosen = request.POST.get("token", "")
+            problem = token_problem(chosen)
+            if problem:
+                context["errors"]["token"] = f"The token {problem}."
+            else:
+                entity_rotate_token(
+                    entity=merchant.entity,
+                    token=chosen,
+                    overlap=overlap_form.chosen_overlap(),
+                    changed_by=actor,
+                )
+                messages.success(
+                    request, f"Your API token is set: {_overlap_note(merchant.entity)}"
+                )
+    elif action == "end-previous":
+        if entity_end_previous_token(entity=merchant.entity, changed_by=actor):
+            messages.success(request, "The previous token no longer works.")
     elif action == "test":
         try:
             notification_test(merchant=merchant)
@@ -254,7 +314,7 @@ def developers(request: HttpRequest) -> HttpResponse:
         event_id = request.POST.get("event_id", "")
         if not deliveries_of(merchant).filter(pk=event_id).exists():
             raise Http404("no such notification")
-        redeliver(event_id=event_id, actor=f"portal:{request.user.get_username()}")
+        redeliver(event_id=event_id, actor=actor)
         messages.success(request, "The notification will be delivered again now.")
     elif action == "notification":
         url = request.POST.get("notification_url", "").strip()
@@ -265,9 +325,13 @@ def developers(request: HttpRequest) -> HttpResponse:
             merchant = merchant_update(merchant=merchant, values={"notification_url": url})
             messages.success(request, "The notification URL is saved.")
     merchant.entity.refresh_from_db()
+    entity = merchant.entity
+    context.setdefault("overlap_form", TokenOverlapForm())
     context.update(
         merchant=merchant,
-        entity=merchant.entity,
+        entity=entity,
+        previous_live=entity.previous_token_live(timezone.now()),
+        token_changes=entity.token_changes.all()[:10],
         deliveries=deliveries_of(merchant).prefetch_related("deliveries")[:20],
     )
     status = 400 if context["errors"] else 200
@@ -281,9 +345,18 @@ def _developers_operations() -> dict[str, dict[str, Any]]:
     page = {"200": html("The token's last four digits, the notification URL, the forms.")}
     post = portal_page(
         "portal_developers_post",
-        "Portal: rotate or set the API token, set the notification URL",
+        "Portal: rotate (confirm, overlap) or set the API token, end the previous token, set the "
+        "notification URL",
         {**page, "400": html("The form again, with the problem.")},
-        form=("csrfmiddlewaretoken", "action", "token", "notification_url", "event_id"),
+        form=(
+            "csrfmiddlewaretoken",
+            "action",
+            "confirm",
+            "overlap",
+            "token",
+            "notification_url",
+            "event_id",
+        ),
     )
     return {
         "get": portal_page("portal_developers_get", "Portal: developers", page),
@@ -299,5 +372,5 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", documented(_logout_operations)(logout), name="logout"),
-    path("password/", documented(_password_operations)(password_change), name="password"),
+    path("password/", documented(_password_operations)(password_view), name="password"),
 ]

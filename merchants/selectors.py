@@ -3,17 +3,44 @@
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from core.bearer import token_hash
 from core.errors import NotFound
 from core.lookups import one
 
 from . import results
-from .models import Entity, EntityType, Merchant
+from .models import Entity, EntityType, Merchant, PortalUser
 
 
 def entity_by_token(token: str) -> Entity | None:
-    return one(Entity.objects.filter(token_hash=token_hash(token), is_active=True))
+    """The active entity whose current token this is, or whose previous token it is while the
+    overlap of the last rotation lasts (`previous_token_ends_at` in the future); else None.
+
+    The current token is looked up first, alone, so the hot path stays one indexed query."""
+    digest = token_hash(token)
+    current = one(Entity.objects.filter(token_hash=digest, is_active=True))
+    if current is not None:
+        return current
+    return one(
+        Entity.objects.filter(
+            previous_token_hash=digest, previous_token_ends_at__gt=timezone.now(), is_active=True
+        )
+    )
+
+
+def portal_users_of(*, merchant: Merchant) -> QuerySet[PortalUser]:
+    """The merchant's portal users with their Django users, by username."""
+    return PortalUser.objects.filter(merchant=merchant).select_related("user")
+
+
+def portal_user_get(*, username: str) -> PortalUser | None:
+    """The portal user with this username (case-insensitive: it is an email), or None."""
+    return (
+        PortalUser.objects.filter(user__username__iexact=username.strip())
+        .select_related("user", "merchant")
+        .first()
+    )
 
 
 def merchants_reachable(*, entity: Entity) -> QuerySet[Merchant]:

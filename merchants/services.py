@@ -7,9 +7,14 @@ Refusals raise `ApplicationError` with their result code before anything is writ
 
 import secrets
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core import outbox, vault
@@ -24,14 +29,19 @@ from . import results
 from .models import (
     MERCHANT_DATA_FIELDS,
     Entity,
+    EntityTokenChange,
     EntityType,
     Merchant,
     MerchantStatusChange,
+    PortalUser,
+    PortalUserChange,
     ThreeDSEnrolmentEvent,
     ThreeDSStatus,
 )
 
 TOKEN_PURPOSE = "entity-token"
+# How long the token a rotation replaces may keep working (docs/decisions.md, issue 25).
+MAX_TOKEN_OVERLAP = timedelta(hours=24)
 
 
 def _enrolment_refusal(current: str, target: str) -> ApplicationError:
@@ -91,15 +101,105 @@ def entity_create(
 
 
 @transaction.atomic
-def entity_rotate_token(*, entity: Entity, token: str | None = None) -> str:
-    """Replace an entity's token (a given one, or a fresh random one); the old one stops at once."""
+def entity_rotate_token(
+    *,
+    entity: Entity,
+    token: str | None = None,
+    overlap: timedelta = timedelta(0),
+    changed_by: str = "system",
+) -> str:
+    """Replace an entity's token (a given one, or a fresh random one) and return it.
+
+    The old token stops at once (`overlap` zero) or keeps authenticating for `overlap`, at most
+    MAX_TOKEN_OVERLAP (ValueError beyond); outbound notifications carry the new one from now on.
+    Only one previous token is kept: a token still in the overlap of an earlier rotation ends
+    now. Locks the entity row; writes one `EntityTokenChange` row in the same transaction.
+    """
+    if not timedelta(0) <= overlap <= MAX_TOKEN_OVERLAP:
+        raise ValueError(f"the overlap must be between 0 and {MAX_TOKEN_OVERLAP}")
+    kind = EntityTokenChange.Kind.SET if token else EntityTokenChange.Kind.ROTATED
     token = token or new_token()
     locked = Entity.objects.select_for_update().get(pk=entity.pk)
+    now = timezone.now()
+    cut_short = locked.previous_token_last4 if locked.previous_token_live(now) else ""
+    old_last4, ends_at = locked.token_last4, now + overlap
+    if overlap:
+        locked.previous_token_hash = locked.token_hash
+        locked.previous_token_last4 = locked.token_last4
+        locked.previous_token_ends_at = ends_at
+    else:
+        locked.previous_token_hash, locked.previous_token_last4 = "", ""
+        locked.previous_token_ends_at = None
     for key, value in _token_fields(token).items():
         setattr(locked, key, value)
-    locked.save(update_fields=["token_hash", "token_last4", "token_ciphertext", "token_rotated_at"])
+    locked.token_rotated_at = now
+    locked.save(update_fields=[*TOKEN_COLUMNS, *PREVIOUS_TOKEN_COLUMNS])
+    _token_history(
+        locked,
+        kind=kind,
+        old_last4=old_last4,
+        new_last4=locked.token_last4,
+        ends_at=ends_at,
+        cut_short=cut_short,
+        changed_by=changed_by,
+        now=now,
+    )
     entity.refresh_from_db()
     return token
+
+
+@transaction.atomic
+def entity_end_previous_token(*, entity: Entity, changed_by: str) -> bool:
+    """End the overlap of the last rotation now: the previous token is refused from this moment.
+    False (and nothing written) when no previous token is working."""
+    locked = Entity.objects.select_for_update().get(pk=entity.pk)
+    now = timezone.now()
+    if not locked.previous_token_live(now):
+        return False
+    old_last4 = locked.previous_token_last4
+    locked.previous_token_hash, locked.previous_token_last4 = "", ""
+    locked.previous_token_ends_at = None
+    locked.save(update_fields=list(PREVIOUS_TOKEN_COLUMNS))
+    _token_history(
+        locked,
+        kind=EntityTokenChange.Kind.ENDED,
+        old_last4=old_last4,
+        new_last4="",
+        ends_at=now,
+        cut_short="",
+        changed_by=changed_by,
+        now=now,
+    )
+    entity.refresh_from_db()
+    return True
+
+
+TOKEN_COLUMNS = ("token_hash", "token_last4", "token_ciphertext", "token_rotated_at")
+PREVIOUS_TOKEN_COLUMNS = ("previous_token_hash", "previous_token_last4", "previous_token_ends_at")
+
+
+def _token_history(
+    entity: Entity,
+    *,
+    kind: str,
+    old_last4: str,
+    new_last4: str,
+    ends_at: Any,
+    cut_short: str,
+    changed_by: str,
+    now: Any,
+) -> None:
+    EntityTokenChange.objects.create(
+        entity=entity,
+        merchant=Merchant.objects.filter(entity=entity).first(),
+        kind=kind,
+        old_last4=old_last4,
+        new_last4=new_last4,
+        old_token_ends_at=ends_at,
+        cut_short_last4=cut_short,
+        changed_by=changed_by,
+        changed_at=now,
+    )
 
 
 @transaction.atomic
@@ -302,3 +402,121 @@ def notification_test(*, merchant: Merchant) -> str:
             body={"test": True, "merchantId": merchant.merchant_id},
         )
     return message.event_id
+
+
+# --- portal users -------------------------------------------------------------------------------
+
+PORTAL_PASSWORD_BYTES = 12  # 16 URL-safe characters
+
+
+def _one_time_password() -> str:
+    return secrets.token_urlsafe(PORTAL_PASSWORD_BYTES)
+
+
+def _email_refusal(description: str) -> ApplicationError:
+    return ApplicationError(core_results.DUPLICATE_ENTRY, description)
+
+
+def portal_user_email_problem(email: str) -> str:
+    """Why `email` cannot become a new portal user, or "" (the admin's form shows it by the
+    field; `portal_user_create` checks again under its transaction)."""
+    try:
+        validate_email(email)
+    except ValidationError:
+        return "enter a valid email address"
+    existing = (
+        User.objects.filter(Q(username__iexact=email) | Q(email__iexact=email))
+        .select_related("portal__merchant")
+        .first()
+    )
+    if existing is None:
+        return ""
+    if existing.is_staff or existing.is_superuser:
+        return f"{email} is a bank staff user: staff cannot be a merchant's portal user"
+    link = PortalUser.objects.filter(user=existing).select_related("merchant").first()
+    if link is not None:
+        return f"{email} is already a portal user of merchant {link.merchant.merchant_id}"
+    return f"a user {existing.get_username()} with this email already exists"
+
+
+def portal_user_create(
+    *, merchant: Merchant, email: str, changed_by: str
+) -> tuple[PortalUser, str]:
+    """A new portal user of `merchant`: a Django user whose username and email are `email`
+    (lower-cased), not staff, bound to this merchant only, with a one-time password that is
+    returned once and must be changed at the first sign-in.
+
+    Refused with 200.300.405, nothing written, when the email is malformed or names an existing
+    user: bank staff, another merchant's (or this merchant's) portal user, or any other user, so
+    no existing account is ever attached to a merchant. The unique username decides under
+    concurrency."""
+    email = email.strip().lower()
+    problem = portal_user_email_problem(email)
+    if problem:
+        raise _email_refusal(f"portal user not created: {problem}")
+    password = _one_time_password()
+    try:
+        with transaction.atomic():
+            user = User(username=email, email=email, is_staff=False, is_superuser=False)
+            user.set_password(password)
+            user.save()
+            portal_user = PortalUser.objects.create(
+                user=user, merchant=merchant, must_change_password=True
+            )
+            _portal_history(portal_user, PortalUserChange.Action.CREATED, changed_by)
+    except IntegrityError:
+        raise _email_refusal(
+            f"portal user not created: a user with the email {email} already exists"
+        ) from None
+    return portal_user, password
+
+
+@transaction.atomic
+def portal_user_set_active(*, portal_user: PortalUser, active: bool, changed_by: str) -> bool:
+    """Deactivate (the sign-in and every open session of the user are refused from the next
+    request) or re-activate a portal user. Returns whether anything changed; a user already in
+    that state is left as it is, with no history row."""
+    user = User.objects.select_for_update().get(pk=portal_user.user_id)
+    if user.is_active == active:
+        return False
+    user.is_active = active
+    user.save(update_fields=["is_active"])
+    action = PortalUserChange.Action.ACTIVATED if active else PortalUserChange.Action.DEACTIVATED
+    _portal_history(portal_user, action, changed_by)
+    portal_user.user.is_active = active
+    return True
+
+
+@transaction.atomic
+def portal_user_reset_password(*, portal_user: PortalUser, changed_by: str) -> str:
+    """Give a portal user a new one-time password and return it (shown once, never stored in
+    clear). The old password and every open session stop working (Django's session hash follows
+    the password); the portal asks for a new password at the next sign-in. The user's failed
+    sign-ins are forgotten (django-axes), so a locked-out user may sign in with it at once. A
+    deactivated user stays deactivated."""
+    from axes.utils import reset as forget_failed_sign_ins  # needs settings: imported late
+
+    user = User.objects.select_for_update().get(pk=portal_user.user_id)
+    password = _one_time_password()
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    forget_failed_sign_ins(username=user.get_username())
+    PortalUser.objects.filter(pk=portal_user.pk).update(must_change_password=True)
+    portal_user.must_change_password = True
+    _portal_history(portal_user, PortalUserChange.Action.PASSWORD_RESET, changed_by)
+    return password
+
+
+def portal_user_password_changed(*, portal_user: PortalUser) -> None:
+    """The user chose its own password: the one-time password's restriction ends."""
+    PortalUser.objects.filter(pk=portal_user.pk).update(must_change_password=False)
+    portal_user.must_change_password = False
+
+
+def _portal_history(portal_user: PortalUser, action: str, changed_by: str) -> None:
+    PortalUserChange.objects.create(
+        merchant_id=portal_user.merchant_id,
+        username=portal_user.user.get_username(),
+        action=action,
+        changed_by=changed_by,
+    )

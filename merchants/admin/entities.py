@@ -1,13 +1,14 @@
 """Staff admin for entities: creating a participator (its token is shown once), renaming,
-deactivating, rotating its token. Every write goes through `merchants.services`; neither the
-token's hash nor its vault copy is in any form or list."""
+deactivating, rotating its token (confirmed, with an optional overlap) and its token history.
+Every write goes through `merchants.services`; neither the token's hash nor its vault copy is in
+any form or list."""
 
 from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.forms import ModelForm
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -16,6 +17,7 @@ from core.admin import ServiceAddMixin, adopt, show_secret_once
 from .. import services
 from ..forms import EntityChangeForm, EntityCreateForm
 from ..models import Entity, Merchant
+from .tokens import EntityTokenChangeInline, previous_token_text, rotate_tokens_action
 
 TOKEN_FIELDS = ("token_hash", "token_ciphertext")
 
@@ -59,9 +61,9 @@ class EntityAdmin(ServiceAddMixin, admin.ModelAdmin):
         (
             "Token",
             {
-                "fields": ("token_display", "token_rotated_at"),
+                "fields": ("token_display", "token_rotated_at", "previous_token"),
                 "description": "Only the last four characters are kept in clear. Use the "
-                "“Rotate token” action to issue a new one.",
+                "“Rotate token…” action to issue a new one.",
             },
         ),
         ("Record", {"fields": ("created_at",)}),
@@ -73,12 +75,20 @@ class EntityAdmin(ServiceAddMixin, admin.ModelAdmin):
         "merchant_link",
         "token_display",
         "token_rotated_at",
+        "previous_token",
         "created_at",
     )
 
     @admin.display(description="token", ordering="token_last4")
     def token_display(self, obj: Entity) -> str:
         return f"…{obj.token_last4}"
+
+    @admin.display(description="previous token")
+    def previous_token(self, obj: Entity) -> str:
+        return previous_token_text(obj)
+
+    def get_inlines(self, request: HttpRequest, obj: Entity | None) -> Any:
+        return () if obj is None else (EntityTokenChangeInline,)
 
     @admin.display(description="merchant")
     def merchant_link(self, obj: Entity) -> str:
@@ -112,8 +122,12 @@ class EntityAdmin(ServiceAddMixin, admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Entity | None = None) -> bool:
         return False  # deactivate instead: merchants and history refer to entities
 
-    @admin.action(description="Rotate token (the old one stops at once)", permissions=["change"])
-    def rotate_token(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
-        for entity in queryset:
-            token = services.entity_rotate_token(entity=entity)
-            show_secret_once(request, entity.entity_id, token)
+    @admin.action(description="Rotate token…", permissions=["change"])
+    def rotate_token(self, request: HttpRequest, queryset: QuerySet[Entity]) -> HttpResponse | None:
+        return rotate_tokens_action(
+            self,
+            request,
+            queryset,
+            entity_of=lambda entity: entity,
+            label_of=lambda entity: entity.entity_id,
+        )

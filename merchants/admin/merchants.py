@@ -1,10 +1,11 @@
 """Staff admin for merchants.
 
 Every write goes through `merchants.services`: creating a merchant (which issues its token),
-editing registered data, status, 3-D Secure enrolment and mode, and token rotation. Status and
-enrolment fields are read-only in forms and change only through the actions, each writing its
-history row with `changed_by="staff:<username>"`. Tokens are shown once, in a message right
-after they are issued, and never again.
+editing registered data, status, 3-D Secure enrolment and mode, token rotation (confirmed, with
+an optional overlap: `tokens.py`) and the merchant's portal users (`portal_users.py`). Status
+and enrolment fields are read-only in forms and change only through the actions, each writing
+its history row with `changed_by="staff:<username>"`. Tokens and one-time passwords are shown
+once, in a message right after they are issued, and never again.
 """
 
 from typing import Any
@@ -28,7 +29,9 @@ from core.admin import (
 
 from .. import services
 from ..forms import MerchantCreateForm, MerchantDataForm, MerchantStatusForm, ThreeDSDeleteForm
-from ..models import Merchant, MerchantStatusChange, ThreeDSEnrolmentEvent, ThreeDSMode
+from ..models import Merchant, MerchantStatusChange, PortalUser, ThreeDSEnrolmentEvent, ThreeDSMode
+from .portal_users import PortalUserChangeInline, PortalUserInline, save_portal_users
+from .tokens import MerchantTokenChangeInline, previous_token_text, rotate_tokens_action
 
 
 class MerchantStatusChangeInline(HistoryInline):
@@ -159,7 +162,10 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
         *DATA_FIELDSETS,
     )
     change_fieldsets = (
-        ("Merchant", {"fields": ("merchant_id", "entity_link", "participator")}),
+        (
+            "Merchant",
+            {"fields": ("merchant_id", "entity_link", "previous_token", "participator")},
+        ),
         (
             "Status",
             {
@@ -174,6 +180,7 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
     change_readonly_fields = (
         "merchant_id",
         "entity_link",
+        "previous_token",
         "participator",
         *STATUS_FIELDS,
         "created_at",
@@ -190,6 +197,10 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
         return format_html(
             '<a href="{}">{}</a> (token …{})', url, obj.entity.entity_id, obj.entity.token_last4
         )
+
+    @admin.display(description="previous token")
+    def previous_token(self, obj: Merchant) -> str:
+        return previous_token_text(obj.entity)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Merchant]:
         return super().get_queryset(request).select_related("participator", "entity")
@@ -208,7 +219,20 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
     def get_inlines(self, request: HttpRequest, obj: Merchant | None) -> Any:
         if obj is None:
             return ()
-        return (MerchantStatusChangeInline, ThreeDSEnrolmentEventInline, *self.related_inlines)
+        return (
+            PortalUserInline,
+            MerchantStatusChangeInline,
+            ThreeDSEnrolmentEventInline,
+            MerchantTokenChangeInline,
+            PortalUserChangeInline,
+            *self.related_inlines,
+        )
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        if formset.model is PortalUser:
+            save_portal_users(request, formset)  # through the services: the formset saves nothing
+            return
+        super().save_formset(request, form, formset, change)
 
     def save_model(
         self, request: HttpRequest, obj: Merchant, form: ModelForm, change: bool
@@ -303,17 +327,19 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
             apply=apply,
         )
 
-    @admin.action(
-        description="Rotate merchant token (the old one stops at once)", permissions=["change"]
-    )
-    def rotate_merchant_token(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
-        for merchant in queryset:
-            token = services.entity_rotate_token(entity=merchant.entity)
-            show_secret_once(
-                request,
-                f"merchant {merchant.merchant_id} (entityId {merchant.entity.entity_id})",
-                token,
-            )
+    @admin.action(description="Rotate merchant token…", permissions=["change"])
+    def rotate_merchant_token(
+        self, request: HttpRequest, queryset: QuerySet[Merchant]
+    ) -> HttpResponse | None:
+        return rotate_tokens_action(
+            self,
+            request,
+            queryset,
+            entity_of=lambda merchant: merchant.entity,
+            label_of=lambda merchant: (
+                f"merchant {merchant.merchant_id} (entityId {merchant.entity.entity_id})"
+            ),
+        )
 
     @admin.action(description="Make 3-D Secure mandatory", permissions=["change"])
     def threeds_make_mandatory(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:

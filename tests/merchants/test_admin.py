@@ -342,7 +342,10 @@ def test_3ds_delete_of_a_merchant_not_enrolled_is_refused(admin_client, merchant
 def test_rotate_merchant_token_shows_the_new_token_once(admin_client, merchant):
     old = merchant.entity.plain_token
 
-    response = run_action(admin_client, MERCHANTS, "rotate_merchant_token", [merchant])
+    asked = run_action(admin_client, MERCHANTS, "rotate_merchant_token", [merchant])
+    assert "Rotate API tokens" in text(asked)  # the confirmation first: nothing rotated yet
+    assert entity_by_token(old) == merchant.entity
+    response = run_action(admin_client, MERCHANTS, "rotate_merchant_token", [merchant], overlap="0")
 
     merchant.entity.refresh_from_db()
     assert entity_by_token(old) is None
@@ -358,7 +361,7 @@ def test_rotate_merchant_token_shows_the_new_token_once(admin_client, merchant):
 def test_rotate_entity_token_action(admin_client, participator):
     old = participator.plain_token
 
-    response = run_action(admin_client, ENTITIES, "rotate_token", [participator])
+    response = run_action(admin_client, ENTITIES, "rotate_token", [participator], overlap="0")
 
     assert entity_by_token(old) is None
     page = text(response)

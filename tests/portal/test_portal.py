@@ -140,7 +140,7 @@ def test_the_api_token_is_rotated_or_set(client, shop, merchant):
     sign_in(client, "shop-admin")
     page = client.get("/portal/developers/").content.decode()
     assert f"…{old[-4:]}" in page and old not in page
-    rotated = client.post("/portal/developers/", {"action": "rotate"})
+    rotated = client.post("/portal/developers/", {"action": "rotate", "confirm": "yes"})
     new = re.search(r'<code id="new-token">([^<]+)</code>', rotated.content.decode()).group(1)
     assert rotated["Cache-Control"] == "no-store"
     assert merchant_inquiry(merchant, old).status_code == 401
@@ -151,7 +151,7 @@ def test_the_api_token_is_rotated_or_set(client, shop, merchant):
     short = client.post("/portal/developers/", {"action": "set", "token": "Ab1!"})
     assert short.status_code == 400 and "32 to 128" in short.content.decode()
     chosen = "Zq8#mW2$rT5&yU9*pL3@kH7!cV1^bN4%xJ6"
-    done = client.post("/portal/developers/", {"action": "set", "token": chosen})
+    done = client.post("/portal/developers/", {"action": "set", "token": chosen, "overlap": "0"})
     assert done.status_code == 200 and chosen not in done.content.decode()
     assert merchant_inquiry(merchant, new).status_code == 401
     assert merchant_inquiry(merchant, chosen).status_code == 200
