@@ -41,8 +41,11 @@ run: seed
 	@echo "Serving on $(BASE_URL)/  (admin: /admin/, API docs: /api/docs/)"
 	ISSUER_BASE_URL='$(BASE_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
+# The suite runs in parallel (pytest-xdist, one database per worker; docs/testing.md):
+# `make test PYTEST_WORKERS=0` runs it in one process.
+PYTEST_WORKERS ?= auto
 test: install-dev
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -16,6 +16,12 @@ from tests.factories import MerchantFactory, ParticipatorFactory, TerminalFactor
 _mtid = itertools.count(1)
 
 
+def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+    """Tests marked `long` first: pytest-xdist hands out tests in this order, so the longest
+    start at once on a worker of their own instead of ending the run alone (docs/testing.md)."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 def next_mtid() -> str:
     return f"mtid{next(_mtid):08d}"
 
@@ -63,6 +69,18 @@ class SpecClient:
             f"{path}?{urlencode(self._fields(data or {}, False))}",
             HTTP_AUTHORIZATION=f"Bearer {token or self.token}",
         )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quick_password_hashing():  # type: ignore[no-untyped-def]
+    """Passwords hashed with 1,000 PBKDF2 iterations (tests/hashers.py), PINs likewise."""
+    from django.test import override_settings
+
+    with override_settings(
+        PASSWORD_HASHERS=["tests.hashers.QuickPBKDF2PasswordHasher"],
+        ISSUER_PIN_HASH_ITERATIONS=1_000,
+    ):
+        yield
 
 
 @pytest.fixture(autouse=True)

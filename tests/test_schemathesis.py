@@ -48,7 +48,7 @@ from tests.factories import MerchantFactory, ParticipatorFactory, TerminalFactor
 from tests.payments.conftest import card
 from tests.payments.threeds_helpers import threeds_fields
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.long, pytest.mark.django_db(transaction=True)]
 
 # Another configuration (a longer exploration, another seed) by SCHEMATHESIS_CONFIG.
 CONFIG = Path(os.environ.get("SCHEMATHESIS_CONFIG", ROOT / "tests" / "schemathesis.toml"))
