@@ -180,7 +180,7 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
                     ("entity", "entity_type"),
                     "merchant_transaction_id",
                     "referenced",
-                    ("amount", "currency", "tax_amount"),
+                    ("amount_shown", "currency", "tax_amount_shown"),
                     "payment_brand",
                     "descriptor",
                     "merchant_invoice_id",
@@ -222,8 +222,8 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
             "Totals",
             {
                 "fields": (
-                    ("captured_amount", "refunded_amount", "reversed_amount"),
-                    ("capturing_amount", "refunding_amount", "reversing_amount"),
+                    ("captured_shown", "refunded_shown", "reversed_shown"),
+                    ("capturing_shown", "refunding_shown", "reversing_shown"),
                 ),
                 "description": "Running totals of the operations referencing this one, and "
                 "what operations in flight hold (the second line).",
@@ -252,6 +252,16 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
         ),
     )
     readonly_fields = flatten_fieldsets(fieldsets)
+
+    # The amounts with their currency's decimals (1500 JPY, not 1500.00).
+    amount_shown = amount_column("amount", "amount")
+    tax_amount_shown = amount_column("tax_amount", "tax amount")
+    captured_shown = amount_column("captured_amount", "captured")
+    refunded_shown = amount_column("refunded_amount", "refunded")
+    reversed_shown = amount_column("reversed_amount", "reversed")
+    capturing_shown = amount_column("capturing_amount", "capturing")
+    refunding_shown = amount_column("refunding_amount", "refunding")
+    reversing_shown = amount_column("reversing_amount", "reversing")
 
     # --- columns ---------------------------------------------------------------------------
 
