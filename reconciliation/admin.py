@@ -95,6 +95,9 @@ class SettlementItemInline(HistoryInline):
     amount_shown = amount_column("amount", "amount", currency="run.currency")
     fee_shown = amount_column("fee", "fee", currency="run.currency")
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[SettlementItem]:
+        return super().get_queryset(request).select_related("run", "payment")
+
 
 @admin.register(SettlementRun)
 class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):

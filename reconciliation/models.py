@@ -139,7 +139,9 @@ class SettlementItem(models.Model):
     )
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.payment_id}: {self.amount} (fee {self.fee})"
+        currency = self.run.currency  # the admin's inline reads the run with the item
+        fee = money(self.fee, currency)
+        return f"{self.kind} {self.payment_id}: {money(self.amount, currency)} (fee {fee})"
 
 
 class Chargeback(models.Model):

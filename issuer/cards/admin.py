@@ -360,7 +360,7 @@ class LedgerAccountAdmin(ReadOnlyMixin, admin.ModelAdmin):
 class CardTransactionAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = (
         "reference",
-        "created_at",
+        "created",
         "type",
         "status",
         "result",
@@ -376,6 +376,10 @@ class CardTransactionAdmin(ReadOnlyMixin, admin.ModelAdmin):
     exclude = ("request_hash", "answer")
 
     amount_shown = amount_column("amount", "amount", with_currency=True)
+
+    @admin.display(description="created (UTC)", ordering="created_at")
+    def created(self, obj: CardTransaction) -> str:
+        return f"{obj.created_at:%Y-%m-%d %H:%M:%S}"
 
     @admin.display(description="result", ordering="result_code")
     def result(self, obj: CardTransaction) -> SafeString:

@@ -176,3 +176,13 @@ def test_the_dashboards_amounts_have_their_currencys_decimals(admin_client, day)
     assert "1500 JPY (1)" in page
     assert "1500.00 JPY" not in page
     assert timezone.now()  # the day's payments are today's
+
+
+def test_the_admins_token_list_names_status_and_suspenders(admin_client, day):
+    from tokenization.models import Token
+
+    Token.objects.filter(pk=day.tur).update(status="SUSPENDED", suspended_by=["ISSUER"])
+    page = admin_client.get("/admin/tokenization/token/").content.decode()
+    assert day.tur in page  # the whole reference
+    row = page.split(day.tur, 1)[1].split("</tr>", 1)[0]
+    assert '<td class="field-status_display">Suspended' in row and "(ISSUER)</td>" in row
