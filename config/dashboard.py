@@ -40,8 +40,35 @@ def dashboard(now: Any = None) -> dict[str, Any]:
     }
 
 
+# The apps bank staff work in, in the order they reach for them (core last: its notifications
+# and stored answers); every other app (users and groups, django-axes, the OAuth toolkit, Celery
+# beat's schedules) goes under "Technical".
+STAFF_APPS = (
+    "payments",
+    "merchants",
+    "terminals",
+    "reconciliation",
+    "tokenization",
+    "issuer",
+    "core",
+)
+
+
+def app_groups(app_list: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The index's app list in two: what bank staff use (`staff_apps`), then the rest
+    (`technical_apps`), each in a stable order."""
+    order = {label: n for n, label in enumerate(STAFF_APPS)}
+    staff = sorted(
+        (app for app in app_list if app["app_label"] in order),
+        key=lambda app: order[app["app_label"]],
+    )
+    technical = [app for app in app_list if app["app_label"] not in order]
+    return {"staff_apps": staff, "technical_apps": technical}
+
+
 def _index(request: HttpRequest) -> HttpResponse:
-    return admin.site.index(request, extra_context={"dashboard": dashboard()})  # type: ignore[return-value]
+    groups = app_groups(admin.site.get_app_list(request))
+    return admin.site.index(request, extra_context={"dashboard": dashboard(), **groups})  # type: ignore[return-value]
 
 
 # admin_view: staff only (others go to the admin's sign-in page), as the admin's own index.

@@ -94,6 +94,8 @@ AXES_VERBOSE = False
 LEDGER_HOLD_LIFETIME_HOURS = env.int("LEDGER_HOLD_LIFETIME_HOURS", default=168)
 # The merchant portal's session ends after this many seconds without a request.
 PORTAL_SESSION_SECONDS = env.int("PORTAL_SESSION_SECONDS", default=1800)
+# The portal's filter forms offer "All" where Django would print "---------".
+FILTERS_EMPTY_CHOICE_LABEL = "All"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

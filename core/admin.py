@@ -19,8 +19,10 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from . import outbox
+from .display import money_html
 from .errors import ApplicationError
 from .models import DeliveryAttempt, IdempotentRequest, OutboxMessage
 
@@ -29,6 +31,32 @@ admin.site.site_header = "Card platform: bank staff"
 admin.site.enable_nav_sidebar = False
 admin.site.site_title = "Card platform admin"
 admin.site.index_title = "Merchants, terminals and platform data"
+
+
+def amount_column(
+    field: str,
+    description: str,
+    *,
+    currency: str = "currency",
+    with_currency: bool = False,
+    count: str = "",
+) -> Callable[[Any, Any], SafeString]:
+    """A list column or read-only field showing `field` with its currency's ISO 4217 exponent
+    (a settlement run keeps three decimals; its EUR is shown with two), right-aligned; the
+    currency is the object's `currency` attribute (dotted for a related one: "run.currency"),
+    and `count` adds a count beside it: "219.90 (4)"."""
+
+    @admin.display(description=description, ordering=field)
+    def column(modeladmin: Any, obj: Any) -> SafeString:
+        code = obj
+        for part in currency.split("."):
+            code = getattr(code, part, "") if code is not None else ""
+        shown = money_html(getattr(obj, field), str(code), with_currency=with_currency)
+        if count:
+            return format_html('{} <span class="quiet">({})</span>', shown, getattr(obj, count))
+        return shown
+
+    return column
 
 
 def staff_actor(request: HttpRequest) -> str:

@@ -18,6 +18,8 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from oauth2_provider.models import get_grant_model, get_id_token_model, get_refresh_token_model
 
+from core.admin import amount_column
+
 from .models import OOBAuthentication, OTPChallenge, RequestorProfile, UsedAssertion
 from .protocol import requestors
 
@@ -139,8 +141,7 @@ class OOBAuthenticationAdmin(_ReadOnly):
         "client_id",
         "transaction_id",
         "merchant_name",
-        "amount",
-        "currency",
+        "amount_shown",
         "status",
         "created_at",
         "expires_at",
@@ -150,6 +151,8 @@ class OOBAuthenticationAdmin(_ReadOnly):
     search_fields = ("=id", "transaction_id", "card_reference")
     exclude = ("link_token_hash",)
     date_hierarchy = "created_at"
+
+    amount_shown = amount_column("amount", "amount", with_currency=True)
 
 
 @admin.register(OTPChallenge)

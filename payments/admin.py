@@ -22,12 +22,13 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from core import results
-from core.admin import ReadOnlyMixin
+from core.admin import ReadOnlyMixin, amount_column
+from core.display import amount_text, code_with_name, mark_html, money_html, result_html
 
 from .checkouts import admin as checkout_admin  # noqa: F401 - registers the checkout admin
-from .models import ZERO, Payment, PaymentType, ThreeDSAuthentication
+from .models import ZERO, Payment, PaymentType, ThreeDSAuthentication, payment_type_name
 from .registrations.admin import instruction_chain  # also registers the card-on-file admins
-from .selectors import payment_chain
+from .selectors import payment_chain, payments_marked
 
 UNCLASSIFIED = "unclassified"
 
@@ -73,8 +74,8 @@ class ResultFamilyFilter(admin.SimpleListFilter):
         return queryset.filter(_family_query(value))
 
 
-def _money(value: Decimal | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+def _money(value: Decimal | None, currency: str) -> str:
+    return "-" if value is None else amount_text(value, currency)
 
 
 def _change_url(payment: Payment) -> str:
@@ -119,11 +120,11 @@ def _referenced_label(payment: Payment, by_id: dict[str, Payment]) -> str:
     return f"{referenced.payment_type} …{referenced.pk[-6:]}"
 
 
-def _figure(value: tuple[Decimal | None, str]) -> SafeString:
+def _figure(value: tuple[Decimal | None, str], currency: str) -> SafeString:
     amount, why = value
     if not why:
-        return format_html("{}", _money(amount))
-    return format_html('{} <span class="quiet">({})</span>', _money(amount), why)
+        return format_html("{}", _money(amount, currency))
+    return format_html('{} <span class="quiet">({})</span>', _money(amount, currency), why)
 
 
 def _pretty_json(value: Any) -> SafeString:
@@ -136,8 +137,9 @@ def _pretty_json(value: Any) -> SafeString:
 class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """Payments as stored, for support and investigation; nothing is written from here."""
 
-    # What staff look for first, and narrow enough for a 1280-pixel screen: the type as its
-    # code, the amount with its currency, the result, the masked card.
+    # What staff look for first, each on one line of a 1280-pixel screen: the type's code and
+    # name (and whether it was reversed or refunded), the amount with its currency's decimals,
+    # the result's code and words, the masked card, the whole merchantTransactionId.
     list_display = (
         "short_id",
         "created_display",
@@ -178,7 +180,7 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
                     ("entity", "entity_type"),
                     "merchant_transaction_id",
                     "referenced",
-                    ("amount", "currency", "tax_amount"),
+                    ("amount_shown", "currency", "tax_amount_shown"),
                     "payment_brand",
                     "descriptor",
                     "merchant_invoice_id",
@@ -220,8 +222,8 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
             "Totals",
             {
                 "fields": (
-                    ("captured_amount", "refunded_amount", "reversed_amount"),
-                    ("capturing_amount", "refunding_amount", "reversing_amount"),
+                    ("captured_shown", "refunded_shown", "reversed_shown"),
+                    ("capturing_shown", "refunding_shown", "reversing_shown"),
                 ),
                 "description": "Running totals of the operations referencing this one, and "
                 "what operations in flight hold (the second line).",
@@ -251,6 +253,16 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
     )
     readonly_fields = flatten_fieldsets(fieldsets)
 
+    # The amounts with their currency's decimals (1500 JPY, not 1500.00).
+    amount_shown = amount_column("amount", "amount")
+    tax_amount_shown = amount_column("tax_amount", "tax amount")
+    captured_shown = amount_column("captured_amount", "captured")
+    refunded_shown = amount_column("refunded_amount", "refunded")
+    reversed_shown = amount_column("reversed_amount", "reversed")
+    capturing_shown = amount_column("capturing_amount", "capturing")
+    refunding_shown = amount_column("refunding_amount", "refunding")
+    reversing_shown = amount_column("reversing_amount", "reversing")
+
     # --- columns ---------------------------------------------------------------------------
 
     @admin.display(description="id", ordering="pk")
@@ -261,13 +273,20 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def created_display(self, obj: Payment) -> str:
         return f"{obj.created_at:%Y-%m-%d %H:%M:%S}"
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Payment]:
+        return payments_marked(payments=super().get_queryset(request))
+
     @admin.display(description="type", ordering="payment_type")
-    def type_code(self, obj: Payment) -> str:
-        return obj.payment_type
+    def type_code(self, obj: Payment) -> SafeString:
+        code = obj.payment_type
+        name = code_with_name(
+            code, payment_type_name(code), title=payment_type_name(code, full=True)
+        )
+        return format_html("{}{}", name, mark_html(getattr(obj, "mark", "")))
 
     @admin.display(description="amount", ordering="amount")
-    def amount_display(self, obj: Payment) -> str:
-        return "" if obj.amount is None else f"{obj.amount} {obj.currency}"
+    def amount_display(self, obj: Payment) -> SafeString:
+        return money_html(obj.amount, obj.currency)
 
     @admin.display(description="merchant", ordering="merchant__merchant_id")
     def merchant_display(self, obj: Payment) -> str:
@@ -275,9 +294,7 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="result", ordering="result_code")
     def result_display(self, obj: Payment) -> SafeString:
-        return format_html(
-            '{} <span class="quiet">{}</span>', obj.result_code, results.family_of(obj.result_code)
-        )
+        return result_html(obj.result_code, obj.result_description)
 
     @admin.display(description="card", ordering="card_last4")
     def card_display(self, obj: Payment) -> str | None:
@@ -318,13 +335,9 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
                     _change_url(op),
                     op.pk,
                     _referenced_label(op, by_id),
-                    _money(op.amount),
+                    _money(op.amount, op.currency),
                     op.currency,
-                    format_html(
-                        '{} <span class="quiet">{}</span>',
-                        op.result_code,
-                        results.family_of(op.result_code),
-                    ),
+                    result_html(op.result_code, op.result_description),
                     formats.date_format(timezone.localtime(op.created_at), "Y-m-d H:i:s"),
                     "this payment" if op.pk == obj.pk else "",
                 )
@@ -343,13 +356,13 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
             "</table>",
             original.payment_type,
             original.pk,
-            _money(original.amount),
+            _money(original.amount, original.currency),
             original.currency,
-            _money(original.captured_amount),
-            _money(original.refunded_amount),
-            _money(original.reversed_amount),
-            _figure(remaining_capturable(original)),
-            _figure(remaining_refundable(original)),
+            _money(original.captured_amount, original.currency),
+            _money(original.refunded_amount, original.currency),
+            _money(original.reversed_amount, original.currency),
+            _figure(remaining_capturable(original), original.currency),
+            _figure(remaining_refundable(original), original.currency),
         )
         return format_html(
             '<table class="payment-chain"><thead><tr><th>type</th><th>id</th><th>references</th>'
@@ -374,8 +387,7 @@ class ThreeDSAuthenticationAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "version",
         "trans_status",
         "eci",
-        "amount",
-        "currency",
+        "amount_shown",
         "created_at",
         "completed_at",
     )
@@ -386,6 +398,8 @@ class ThreeDSAuthenticationAdmin(ReadOnlyMixin, admin.ModelAdmin):
     ordering = ("-created_at",)
     exclude = ("nonce",)
     list_per_page = 50
+
+    amount_shown = amount_column("amount", "amount", with_currency=True)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields if f.name != "nonce"]

@@ -40,6 +40,17 @@ class PaymentType(models.TextChoices):
     PR = "PR", "PR POS refund"
 
 
+def payment_type_name(code: str, *, full: bool = False) -> str:
+    """What a person calls a paymentType: DB -> "debit" ("debit (authorization and capture)"
+    with `full`); the code itself when it is none of ours."""
+    try:
+        label = str(PaymentType(code).label)
+    except ValueError:
+        return code
+    name = label.split(" ", 1)[1]
+    return name if full else name.split(" (", 1)[0]
+
+
 REFERENCED_TYPES = frozenset({PaymentType.CP, PaymentType.RV, PaymentType.RF, PaymentType.PR})
 
 

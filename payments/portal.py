@@ -36,6 +36,7 @@ from merchants.portal import list_operations, list_page, page_methods, portal_vi
 from .models import Payment, PaymentType
 from .registrations.models import Registration
 from .registrations.services import registration_deregister
+from .selectors import payments_marked
 
 NAV = [
     ("Overview", "portal:overview"),
@@ -220,8 +221,8 @@ def _csv(payments: QuerySet[Payment]) -> Iterator[str]:
 @portal_view
 def transactions(request: HttpRequest) -> HttpResponseBase:
     merchant = request.merchant  # type: ignore[attr-defined]
-    mine = (
-        Payment.objects.filter(merchant=merchant)
+    mine = payments_marked(
+        payments=Payment.objects.filter(merchant=merchant)
         .select_related("terminal")
         .order_by("-created_at", "-pk")
     )
@@ -262,7 +263,9 @@ def chain_of(payment: Payment) -> list[Payment]:
 @portal_view
 def transaction(request: HttpRequest, payment_id: str) -> HttpResponse:
     merchant = request.merchant  # type: ignore[attr-defined]
-    payment = Payment.objects.filter(merchant=merchant, pk=payment_id).first()
+    payment = payments_marked(
+        payments=Payment.objects.filter(merchant=merchant, pk=payment_id)
+    ).first()
     if payment is None:
         raise Http404("no such payment")
     threeds = getattr(payment, "threeds", None)

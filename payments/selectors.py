@@ -1,6 +1,6 @@
 """Reads of payments, always through the caller's reach."""
 
-from django.db.models import QuerySet
+from django.db.models import Case, CharField, F, QuerySet, Value, When
 
 from core import results
 from core.errors import NotFound
@@ -38,3 +38,27 @@ def payment_chain(*, payment: Payment) -> list[Payment]:
     children = list(Payment.objects.filter(referenced=root).order_by("created_at"))
     grandchildren = list(Payment.objects.filter(referenced__in=children).order_by("created_at"))
     return [root, *sorted(children + grandchildren, key=lambda p: p.created_at)]
+
+
+# What was given back of a payment, from the running totals its reversals and refunds (and the
+# refunds of its captures) keep on it under its row lock (payments.services.referenced): one
+# expression in the list's own query, so a page of 50 costs no query per row.
+MARK = Case(
+    When(reversed_amount__gt=0, reversed_amount__gte=F("amount"), then=Value("reversed")),
+    When(reversed_amount__gt=0, then=Value("partly reversed")),
+    When(
+        refunded_amount__gt=0,
+        refunded_amount__gte=F("captured_amount"),
+        then=Value("refunded"),
+    ),
+    When(refunded_amount__gt=0, then=Value("partly refunded")),
+    default=Value(""),
+    output_field=CharField(),
+)
+
+
+def payments_marked(*, payments: QuerySet[Payment]) -> QuerySet[Payment]:
+    """`payments` with `mark`: "reversed" or "refunded" when all of it was given back, "partly
+    reversed" or "partly refunded" when some was, "" otherwise (and for the reversals and
+    refunds themselves)."""
+    return payments.annotate(mark=MARK)

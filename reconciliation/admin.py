@@ -13,7 +13,14 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from core.admin import HistoryInline, ReadOnlyMixin, each_through_service, staff_actor
+from core.admin import (
+    HistoryInline,
+    ReadOnlyMixin,
+    amount_column,
+    each_through_service,
+    staff_actor,
+)
+from core.display import amount_text, money_html
 from core.fields.codes import minor_units
 
 from . import services
@@ -82,34 +89,87 @@ class FeePlanAdmin(admin.ModelAdmin):
 class SettlementItemInline(HistoryInline):
     model = SettlementItem
     verbose_name_plural = "payments settled"
-    fields = ("payment", "kind", "amount", "fee")
+    fields = ("payment", "kind", "amount_shown", "fee_shown")
     max_num = None  # type: ignore[assignment]
+
+    amount_shown = amount_column("amount", "amount", currency="run.currency")
+    fee_shown = amount_column("fee", "fee", currency="run.currency")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[SettlementItem]:
+        return super().get_queryset(request).select_related("run", "payment")
 
 
 @admin.register(SettlementRun)
 class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """Settlement runs (read-only); "Settle again" recomputes a day through the service."""
 
+    # Every amount with its currency's decimals (the run keeps three), each column on one line
+    # of a 1280-pixel screen.
     list_display = (
         "day",
         "merchant",
         "currency",
-        "sales_amount",
-        "refunds_amount",
-        "credits_amount",
-        "fees_amount",
-        "reserve_held",
-        "reserve_released",
-        "net_amount",
+        "sales",
+        "refunds",
+        "credits",
+        "chargebacks",
+        "fees",
+        "reserve_held_shown",
+        "reserve_released_shown",
+        "net",
     )
     list_filter = ("currency", ("merchant", admin.RelatedOnlyFieldListFilter))
+    list_select_related = ("merchant",)
     date_hierarchy = "day"
     ordering = ("-day",)
     inlines = (SettlementItemInline,)
     actions = ("settle_again",)
+    fields = (
+        ("merchant", "day", "currency"),
+        "sales",
+        "refunds",
+        "credits",
+        "chargebacks",
+        "fees",
+        ("reserve_held_shown", "reserve_released_shown"),
+        "net",
+        ("created_at", "updated_at"),
+    )
+    readonly_fields = (
+        "merchant",
+        "day",
+        "currency",
+        "sales",
+        "refunds",
+        "credits",
+        "chargebacks",
+        "fees",
+        "reserve_held_shown",
+        "reserve_released_shown",
+        "net",
+        "created_at",
+        "updated_at",
+    )
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return [f.name for f in self.model._meta.fields]
+    sales = amount_column("sales_amount", "sales", count="sales_count")
+    refunds = amount_column("refunds_amount", "refunds", count="refunds_count")
+    credits = amount_column("credits_amount", "credits", count="credits_count")
+    fees = amount_column("fees_amount", "fees")
+    reserve_held_shown = amount_column("reserve_held", "reserve held")
+    reserve_released_shown = amount_column("reserve_released", "reserve released")
+    net = amount_column("net_amount", "net")
+
+    @admin.display(description="chargebacks", ordering="chargebacks_amount")
+    def chargebacks(self, obj: SettlementRun) -> Any:
+        """What chargebacks took and their reversals gave back: "−20.00 +5.00 (1)"."""
+        if not (obj.chargebacks_amount or obj.chargeback_reversals_amount):
+            return money_html(obj.chargebacks_amount, obj.currency, with_currency=False)
+        return format_html(
+            '<span class="num">−{} +{}</span> <span class="quiet">({})</span>',
+            amount_text(obj.chargebacks_amount, obj.currency),
+            amount_text(obj.chargeback_reversals_amount, obj.currency),
+            obj.chargebacks_count,
+        )
 
     @admin.action(
         description="Settle again (the same figures unless payments changed)",
@@ -157,8 +217,7 @@ class ChargebackAdmin(admin.ModelAdmin):
         "merchant",
         "payment",
         "reason_code",
-        "amount",
-        "currency",
+        "amount_shown",
         "partial",
         "reversed_on",
         "settled_in",
@@ -167,6 +226,19 @@ class ChargebackAdmin(admin.ModelAdmin):
     search_fields = ("=payment__id", "=payment__acquirer_ref_no", "=merchant__merchant_id")
     date_hierarchy = "received_on"
     actions = ("reverse_today",)
+
+    amount_shown = amount_column("amount", "amount", with_currency=True)
+    settlement_amount_shown = amount_column(
+        "settlement_amount", "settlement amount", currency="settled_in.currency"
+    )
+    reversal_amount_shown = amount_column(
+        "reversal_amount", "reversal amount", currency="reversal_settled_in.currency"
+    )
+    SHOWN = {
+        "amount": "amount_shown",
+        "settlement_amount": "settlement_amount_shown",
+        "reversal_amount": "reversal_amount_shown",
+    }
 
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
@@ -178,10 +250,10 @@ class ChargebackAdmin(admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return ("payment_ref", *ChargebackForm.Meta.fields)
-        return [f.name for f in self.model._meta.fields if f.name != "id"]
+        return [self.SHOWN.get(f.name, f.name) for f in self.model._meta.fields if f.name != "id"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return [] if obj is None else [f.name for f in self.model._meta.fields]
+        return [] if obj is None else self.get_fields(request, obj)
 
     def save_model(self, request: HttpRequest, obj: Chargeback, form: Any, change: bool) -> None:
         data = form.cleaned_data

@@ -7,6 +7,8 @@ is kept (ExchangeRateChange)."""
 from django.db import models
 from django.db.models import F, Q
 
+from core.display import money
+
 
 class ExchangeRate(models.Model):
     currency = models.CharField(max_length=3)
@@ -116,7 +118,7 @@ class SettlementRun(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.merchant_id} {self.day:%Y-%m-%d}: {self.net_amount} {self.currency}"
+        return f"{self.merchant_id} {self.day:%Y-%m-%d}: {money(self.net_amount, self.currency)}"
 
 
 class SettlementItem(models.Model):
@@ -137,7 +139,9 @@ class SettlementItem(models.Model):
     )
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.payment_id}: {self.amount} (fee {self.fee})"
+        currency = self.run.currency  # the admin's inline reads the run with the item
+        fee = money(self.fee, currency)
+        return f"{self.kind} {self.payment_id}: {money(self.amount, currency)} (fee {fee})"
 
 
 class Chargeback(models.Model):
@@ -186,7 +190,8 @@ class Chargeback(models.Model):
         ordering = ["-received_on", "-pk"]
 
     def __str__(self) -> str:
-        return f"chargeback {self.reason_code} {self.amount} {self.currency} of {self.payment_id}"
+        amount = money(self.amount, self.currency)
+        return f"chargeback {self.reason_code} {amount} of {self.payment_id}"
 
 
 class ReconFile(models.Model):

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
+from django.shortcuts import render
 from django.urls import path
 
 from core.csvstream import csv_response
@@ -17,6 +18,7 @@ from . import reports
 from .api.records import COLUMNS, records_csv
 from .models import Chargeback, ReconFile, SettlementRun
 from .recon.generate import storage
+from .recon.layout import RECORD_LENGTH, RECORDS
 
 NAV = [
     ("Settlements", "portal:settlements"),
@@ -76,6 +78,14 @@ def files(request: HttpRequest) -> HttpResponse:
 
 @page_methods("GET")
 @portal_view
+def file_layout(request: HttpRequest) -> HttpResponse:
+    """The daily file's record layout, from the declaration the writer and the parser read."""
+    context = {"title": "The daily file's layout", "records": RECORDS, "length": RECORD_LENGTH}
+    return render(request, "portal/file_layout.html", context)
+
+
+@page_methods("GET")
+@portal_view
 def file_download(request: HttpRequest, file_id: int) -> FileResponse:
     merchant = request.merchant  # type: ignore[attr-defined]
     record = ReconFile.objects.filter(entity=merchant.entity, pk=file_id).first()
@@ -114,6 +124,11 @@ def _report_operations() -> dict[str, dict[str, Any]]:
             parameters=parameters,
         )
     }
+
+
+def _layout_operations() -> dict[str, dict[str, Any]]:
+    page = {"200": html("The header, detail and trailer records: positions, formats, values.")}
+    return {"get": portal_page("portal_file_layout", "Portal: the daily file's layout", page)}
 
 
 def _download_operations() -> dict[str, dict[str, Any]]:
@@ -163,6 +178,7 @@ urlpatterns = [
         ),
         name="files",
     ),
+    path("files/layout/", documented(_layout_operations)(file_layout), name="file_layout"),
     path(
         "files/<int:file_id>/",
         documented(_download_operations)(file_download),

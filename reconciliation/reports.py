@@ -23,7 +23,8 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from core.cards import masked_parts
-from core.fields.codes import minor_units, numeric_currency
+from core.display import amount_text
+from core.fields.codes import numeric_currency
 from merchants.models import Merchant
 from payments.models import Payment, PaymentState
 
@@ -42,13 +43,6 @@ TRANSACTION_TYPES = {
     "RF": "refund",
     "PR": "refund",
 }
-
-
-def amount_text(amount: Decimal | None, currency: str) -> str:
-    """12.5 EUR -> 12.50, 1500 JPY -> 1500, 1.234 BHD -> 1.234."""
-    exponent = minor_units(currency)
-    value = amount or Decimal(0)
-    return f"{value:.{exponent if exponent is not None else 2}f}"
 
 
 def transaction_status(payment: Payment) -> str:

@@ -50,15 +50,16 @@ class ReasonForm(forms.Form):
 
 @admin.register(Token)
 class TokenAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    # Each on one line of a 1280-pixel screen: the whole reference, times as numbers, the
+    # merchant by its id.
     list_display = (
         "tur",
-        "created_at",
-        "merchant",
+        "created",
+        "merchant_code",
         "brand",
         "token_card",
-        "status",
-        "suspended_by",
-        "status_timestamp",
+        "status_display",
+        "since",
     )
     list_filter = ("status", "brand", ("merchant", admin.RelatedOnlyFieldListFilter))
     search_fields = ("=tur", "=token_pan_suffix", "=card_last4", "=merchant__merchant_id")
@@ -68,9 +69,27 @@ class TokenAdmin(ReadOnlyMixin, admin.ModelAdmin):
     inlines = (TokenStatusChangeInline,)
     actions = ("activate", "suspend", "unsuspend", "deactivate")
 
+    @admin.display(description="created (UTC)", ordering="created_at")
+    def created(self, obj: Token) -> str:
+        return f"{obj.created_at:%Y-%m-%d %H:%M}"
+
+    @admin.display(description="merchant", ordering="merchant__merchant_id")
+    def merchant_code(self, obj: Token) -> str:
+        return obj.merchant.merchant_id
+
+    @admin.display(description="status since (UTC)", ordering="status_timestamp")
+    def since(self, obj: Token) -> str:
+        return f"{obj.status_timestamp:%Y-%m-%d %H:%M}"
+
     @admin.display(description="token card")
     def token_card(self, obj: Token) -> str:
         return f"{obj.token_bin}…{obj.token_pan_suffix} (card …{obj.card_last4})"
+
+    @admin.display(description="status", ordering="status")
+    def status_display(self, obj: Token) -> str:
+        """The status's name, and who suspended the token: "Suspended (ISSUER, TSP)"."""
+        by = f" ({', '.join(obj.suspended_by)})" if obj.suspended_by else ""
+        return f"{obj.get_status_display()}{by}"
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         hidden = ("pan_ciphertext", "pan_fingerprint")

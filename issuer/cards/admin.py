@@ -18,7 +18,15 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from core.admin import HistoryInline, ReadOnlyMixin, each_through_service, form_action, staff_actor
+from core.admin import (
+    HistoryInline,
+    ReadOnlyMixin,
+    amount_column,
+    each_through_service,
+    form_action,
+    staff_actor,
+)
+from core.display import amount_text, money, result_html
 
 from ..ledger import services as ledger
 from ..ledger.models import Entry, Journal, LedgerAccount
@@ -112,7 +120,7 @@ class CustomerAdmin(admin.ModelAdmin):
 
 
 def _money(value: Any, currency: str) -> str:
-    return f"{value:,.2f} {currency}"
+    return money(value, currency)
 
 
 @admin.register(CardAccount)
@@ -322,7 +330,9 @@ class CardAdmin(admin.ModelAdmin):
 
 class EntryInline(HistoryInline):
     model = Entry
-    fields = ("account", "currency", "amount")
+    fields = ("account", "amount_shown")
+
+    amount_shown = amount_column("amount", "amount", with_currency=True)
 
 
 @admin.register(Journal)
@@ -335,25 +345,26 @@ class JournalAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 @admin.register(LedgerAccount)
 class LedgerAccountAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ("name", "code", "kind", "currency", "balance", "available")
+    list_display = ("name", "code", "kind", "currency", "balance_shown", "available")
     list_filter = ("kind", "currency")
     search_fields = ("name", "code")
 
+    balance_shown = amount_column("balance", "balance")
+
     @admin.display(description="available")
     def available(self, obj: LedgerAccount) -> str:
-        return f"{ledger.available(obj):.2f}"
+        return amount_text(ledger.available(obj), obj.currency)
 
 
 @admin.register(CardTransaction)
 class CardTransactionAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = (
         "reference",
-        "created_at",
+        "created",
         "type",
         "status",
-        "result_code",
-        "amount",
-        "currency",
+        "result",
+        "amount_shown",
         "merchant_name",
         "client_id",
         "requestor_reference",
@@ -363,6 +374,16 @@ class CardTransactionAdmin(ReadOnlyMixin, admin.ModelAdmin):
     date_hierarchy = "created_at"
     list_select_related = ("card",)
     exclude = ("request_hash", "answer")
+
+    amount_shown = amount_column("amount", "amount", with_currency=True)
+
+    @admin.display(description="created (UTC)", ordering="created_at")
+    def created(self, obj: CardTransaction) -> str:
+        return f"{obj.created_at:%Y-%m-%d %H:%M:%S}"
+
+    @admin.display(description="result", ordering="result_code")
+    def result(self, obj: CardTransaction) -> SafeString:
+        return result_html(obj.result_code)
 
 
 @admin.register(TokenEvent)

@@ -12,6 +12,7 @@ from django.db.models import Count, Sum
 from core import results
 from core.api import SpecInquiryView
 from core.auth import Principal
+from core.display import amount_text
 from core.fields import Currency, Date, N
 from core.schema import body_example
 from core.tables import MANDATORY, F, Table
@@ -19,7 +20,6 @@ from core.tables.common import COMMON_INQUIRY
 from merchants import selectors as merchant_selectors
 
 from ..models import SettlementRun
-from ..reports import amount_text
 
 M = MANDATORY
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})

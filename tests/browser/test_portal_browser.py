@@ -137,10 +137,9 @@ def test_staff_open_the_admin_on_the_dashboard(live_server: Any, desk: Tab, shop
     page.click("input[type=submit]")
     expect(page.locator(".staff-dashboard")).to_contain_text("187.00 EUR (4)")
     expect(page.locator(".staff-dashboard")).to_contain_text("800.100.203")
-    screenshot(desk, "admin-dashboard.png")
     page.goto(live_server.url + "/admin/payments/payment/")
     expect(page.locator("#result_list tbody tr")).to_have_count(7)
-    screenshot(desk, "admin-payments.png")
+    # the admin's screenshots are taken at 1280 x 800 by tests/browser/test_admin_browser.py
     assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"]  # fits
     assert not desk.page_errors
 
@@ -164,3 +163,116 @@ def test_another_merchants_user_sees_none_of_it(live_server: Any, desk: Tab, sho
     answer = page.request.post(f"{live_server.url}/portal/registrations/{stored.pk}/deregister/")
     assert answer.status in (403, 404)  # no CSRF token from a page of its own: refused either way
     assert shop.registrations.get().status == "ACTIVE"
+
+
+# --- Words, and screens that fit (issue 25) ---------------------------------------------------
+
+# How many lines each element's text takes, and whether its content is wider than it.
+LINES = """(cells) => cells.map((cell) => {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const tops = [];
+  for (const rect of range.getClientRects()) {
+    if (rect.width > 0 && !tops.some((top) => Math.abs(top - rect.top) < rect.height / 2)) {
+      tops.push(rect.top);
+    }
+  }
+  return tops.length;
+})"""
+CUT = "(elements) => elements.map((e) => e.scrollWidth > e.clientWidth)"
+SCREEN = {"width": 1280, "height": 800}
+
+
+@pytest.fixture
+def day(enrolled_merchant: Any) -> Any:
+    from tests.portal.day_of_payments import a_day_of_payments
+
+    made = a_day_of_payments(enrolled_merchant)
+    user = User.objects.create_user("day-admin", password=PASSWORD)
+    PortalUser.objects.create(user=user, merchant=enrolled_merchant)
+    return made
+
+
+@pytest.fixture
+def screen(browser: Any) -> Any:
+    """A 1280 x 800 tab that may use the clipboard."""
+    opened = Tab(browser, viewport=SCREEN)
+    opened.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def portal_sign_in(tab: Tab, base: str, username: str = "day-admin") -> None:
+    page = tab.page
+    page.goto(base + "/portal/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(base + "/portal/")
+
+
+def test_the_overviews_columns_start_level(live_server: Any, screen: Tab, day: Any) -> None:
+    portal_sign_in(screen, live_server.url)
+    page = screen.page
+    expect(page.locator("figure svg")).to_have_count(4)
+    for row in (".figures > .card", ".charts > .card"):
+        tops = [
+            box["y"]
+            for box in page.locator(row).evaluate_all(
+                "(cards) => cards.map((c) => c.getBoundingClientRect().toJSON())"
+            )
+        ]
+        assert len(tops) in (2, 4), row
+        for left, right in zip(tops[::2], tops[1::2], strict=True):
+            assert abs(left - right) <= 1, (row, tops)  # the right-hand card is not lower
+    screenshot(screen, "portal-overview.png")
+    assert not screen.page_errors
+
+
+def test_the_token_reference_is_whole_and_copied(live_server: Any, screen: Tab, day: Any) -> None:
+    portal_sign_in(screen, live_server.url)
+    page = screen.page
+    page.click(".bar nav >> text=Scheme tokens")
+    reference = page.locator("code.ref")
+    expect(reference).to_have_text(day.tur)  # all 64 characters
+    assert reference.evaluate_all(CUT) == [False]
+    assert page.locator("table.list td").first.evaluate_all(CUT) == [False]
+    assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
+    screenshot(screen, "portal-tokens.png")
+    page.click("button.copy")
+    expect(page.locator("button.copy")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == day.tur
+    assert not screen.page_errors
+
+
+def test_transactions_in_words_at_1280_pixels(live_server: Any, screen: Tab, day: Any) -> None:
+    portal_sign_in(screen, live_server.url)
+    page = screen.page
+    page.click(".bar nav >> text=Transactions")
+    expect(page.locator("#id_payment_type option:checked")).to_have_text("All")
+    expect(page.locator("#id_family option:checked")).to_have_text("All")
+    pending = page.locator(f"tr:has(a[href$='/{day.ids['pending']}/'])")
+    declined = page.locator(f"tr:has(a[href$='/{day.ids['declined']}/'])")
+    expect(pending).to_have_class("pending")
+    expect(declined.locator(".result")).to_contain_text("transaction declined (insufficient")
+    colour = "(e) => getComputedStyle(e).color"
+    assert pending.locator("td").first.evaluate(colour) != declined.locator("td").first.evaluate(
+        colour
+    )
+    refunded = page.locator(f"tr:has(a[href$='/{day.ids['refunded']}/'])")
+    expect(refunded.locator(".mark")).to_have_text("refunded")
+    expect(refunded.locator(".coded")).to_have_text("DB debit")
+    reversed_pa = page.locator(f"tr:has(a[href$='/{day.ids['reversed']}/'])")
+    expect(reversed_pa.locator(".mark")).to_have_text("reversed")
+    for column in (1, 3, 4, 6):  # created, amount, card, merchantTransactionId
+        cells = page.locator(f"table.payments tbody td:nth-child({column})")
+        assert set(cells.evaluate_all(LINES)) == {1}, column
+        assert not any(cells.evaluate_all(CUT)), column
+    assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
+    page.click(".bar nav >> text=Daily files")
+    page.click("text=The file's layout")
+    expect(page.locator("h1")).to_have_text("The daily file's layout")
+    expect(page.locator("table.layout")).to_have_count(3)
+    assert not screen.page_errors

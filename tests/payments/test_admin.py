@@ -66,7 +66,7 @@ def chain_figures(page: str) -> dict[str, str]:
 # --- list ------------------------------------------------------------------------------------
 
 
-def test_changelist_shows_payments_with_family_and_masked_card(admin_client, payer):
+def test_changelist_shows_payments_with_words_and_masked_card(admin_client, payer):
     db = paid(payer, "DB", "12.34", merchantTransactionId=mtid("order1"))
     declined = paid(payer, "PA", "5.00", number=NO_FUNDS)
 
@@ -74,10 +74,43 @@ def test_changelist_shows_payments_with_family_and_masked_card(admin_client, pay
 
     assert listed(response) == {db, declined}
     page = text(response)
-    assert mtid("order1") in page and "12.34" in page and payer.merchant.merchant_id in page
-    assert "000.000.000 <span" in page and ">success</span>" in page
-    assert "800.100.203 <span" in page and ">rejected_external_bank</span>" in page
+    assert mtid("order1") in page and "12.34 EUR" in page and payer.merchant.merchant_id in page
+    # the code, its words beside it, its family on hover; the type's code and name
+    assert (
+        '<span class="result result-approved" title="success"><span class="code">000.000.000'
+        '</span> <span class="words">Transaction succeeded</span>' in page
+    )
+    assert (
+        '<span class="result result-not-approved" title="rejected external bank">'
+        '<span class="code">800.100.203</span> <span class="words">transaction declined '
+        "(insufficient funds)</span>" in page
+    )
+    assert '<span class="code">DB</span> debit</span>' in page
+    assert '<span class="code">PA</span> preauthorization</span>' in page
     assert "420000…0000" in page and "400000…9995" in page
+
+
+def test_changelist_marks_reversed_and_refunded_payments(admin_client, payer):
+    refunded = paid(payer, "DB", "30.00")
+    referenced(payer, "RF", refunded, "30.00")
+    partly = paid(payer, "DB", "30.00")
+    referenced(payer, "RF", partly, "10.00")
+    reversed_pa = paid(payer, "PA", "20.00")
+    referenced(payer, "RV", reversed_pa, None, transactionSource="CARDHOLDER")
+    captured = paid(payer, "PA", "50.00")
+    capture = referenced(payer, "CP", captured, "50.00")
+    referenced(payer, "RF", capture, "50.00")  # a refund of the capture marks the PA too
+    untouched = paid(payer, "DB", "5.00")
+
+    response = admin_client.get(PAYMENTS)
+
+    marks = {p.pk: p.mark for p in response.context["cl"].result_list}
+    assert marks[refunded] == "refunded" and marks[partly] == "partly refunded"
+    assert marks[reversed_pa] == "reversed" and marks[untouched] == ""
+    assert marks[captured] == "refunded" and marks[capture] == "refunded"
+    page = text(response)
+    assert '<span class="mark mark-refunded">partly refunded</span>' in page
+    assert '<span class="mark mark-reversed">reversed</span>' in page
 
 
 def test_changelist_is_newest_first(admin_client, payer):

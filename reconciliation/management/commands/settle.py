@@ -9,9 +9,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.display import amount_text
 from core.errors import ApplicationError
 from merchants.models import Merchant
-from reconciliation.reports import amount_text
 from reconciliation.settlement import settle_day, settlement_run
 
 
