@@ -27,8 +27,8 @@ from .models import (
     SettlementItem,
     SettlementRun,
 )
-from .recon.generate import merchants_of, produce, storage
-from .settlement import settle_unsettled, settlement_run
+from .recon.generate import recon_file_produce, storage
+from .settlement import settlement_run
 
 
 class ExchangeRateChangeInline(HistoryInline):
@@ -88,10 +88,12 @@ class SettlementItemInline(HistoryInline):
 
 @admin.register(SettlementRun)
 class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    """Settlement runs (read-only); "Settle again" recomputes a day through the service."""
+    """Settlement runs (read-only); "Settle again" recomputes a day through the service. A run
+    made before its day's cut-off is marked provisional."""
 
     list_display = (
         "day",
+        "status",
         "merchant",
         "currency",
         "sales_amount",
@@ -102,7 +104,7 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "reserve_released",
         "net_amount",
     )
-    list_filter = ("currency", ("merchant", admin.RelatedOnlyFieldListFilter))
+    list_filter = ("provisional", "currency", ("merchant", admin.RelatedOnlyFieldListFilter))
     date_hierarchy = "day"
     ordering = ("-day",)
     inlines = (SettlementItemInline,)
@@ -110,6 +112,10 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields]
+
+    @admin.display(description="status", ordering="provisional")
+    def status(self, run: SettlementRun) -> str:
+        return "provisional" if run.provisional else "final"
 
     @admin.action(
         description="Settle again (the same figures unless payments changed)",
@@ -267,8 +273,7 @@ class ReconFileAdmin(ReadOnlyMixin, admin.ModelAdmin):
     )
     def produce_again(self, request: HttpRequest, queryset: QuerySet[ReconFile]) -> None:
         def again(record: ReconFile) -> None:
-            settle_unsettled(merchants_of(record.entity), record.day)
-            produce(record.entity, record.day, production=record.production)
+            recon_file_produce(entity=record.entity, day=record.day, production=record.production)
 
         each_through_service(
             request,
