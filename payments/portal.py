@@ -132,9 +132,13 @@ def overview(request: HttpRequest) -> HttpResponse:
         "Declines by result code (30 days)",
         show_legend=True,
         legend_at_bottom=True,
+        truncate_legend=-1,  # the families' names whole
     )
     found = declines_by_code(recent, limit=8)
-    declines.x_labels = [row["result_code"] for row in found]
+    declines.x_labels = [row["result_code"] for row in found]  # described under the chart
+    if found:
+        top = max(row["n"] for row in found)
+        declines.y_labels = list(range(0, top + 1, max(1, -(-top // 8))))  # whole payments
     for family in dict.fromkeys(row["family"] for row in found):
         declines.add(family, [row["n"] if row["family"] == family else None for row in found])
     context = {
@@ -142,6 +146,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "today": payment_figures(mine.filter(created_at__gte=today)),
         "month": payment_figures(mine.filter(created_at__gte=today.replace(day=1))),
         "charts": [_svg(volume), _svg(approval), _svg(brands), _svg(declines)],
+        "declines": found,
     }
     return render(request, "portal/overview.html", context)
 

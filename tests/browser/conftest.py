@@ -113,13 +113,14 @@ class Tab:
         self.context.close()
 
 
-def screenshot(tab: Tab, name: str) -> None:
+def screenshot(tab: Tab, name: str, *, full_page: bool = False) -> None:
     """Refresh the docs' screenshots only when asked (UPDATE_SCREENSHOTS=1): a test run must not
-    rewrite tracked files, and fonts differ between machines."""
+    rewrite tracked files, and fonts differ between machines. `full_page`: the whole page, not
+    only the window."""
     if os.environ.get("UPDATE_SCREENSHOTS") != "1":
         return
     IMG.mkdir(parents=True, exist_ok=True)
-    tab.page.screenshot(path=str(IMG / name))
+    tab.page.screenshot(path=str(IMG / name), full_page=full_page)
 
 
 @pytest.fixture
