@@ -120,21 +120,31 @@ def _pay(
     request_hash = idempotency.fingerprint(
         {"demo": reference, "type": step.kind, "amount": str(amount), "card": step.card[-4:]}
     )
-    common = {"caller": caller, "reference": reference, "request_hash": request_hash}
     money = Money(amount, "EUR") if amount is not None else None
     if original is None:
+        assert money is not None
         card = Card(
             number=step.card, expiry_month="12", expiry_year=expiry_year, holder="Demo Shopper"
         )
-        assert money is not None
         pay = payment_authorize if step.kind == "PA" else payment_debit
-        return pay(**common, money=money, card=card)
-    if step.kind == "CP":
+        return pay(
+            caller=caller, reference=reference, request_hash=request_hash, money=money, card=card
+        )
+    if step.kind in ("CP", "RF"):
         assert money is not None
-        return payment_capture(**common, original_id=original.pk, money=money)
-    if step.kind == "RF":
-        assert money is not None
-        return payment_refund(**common, original_id=original.pk, money=money)
+        operation = payment_capture if step.kind == "CP" else payment_refund
+        return operation(
+            caller=caller,
+            reference=reference,
+            request_hash=request_hash,
+            original_id=original.pk,
+            money=money,
+        )
     return payment_reverse(
-        **common, original_id=original.pk, source=TransactionSource.CARDHOLDER, money=money
+        caller=caller,
+        reference=reference,
+        request_hash=request_hash,
+        original_id=original.pk,
+        source=TransactionSource.CARDHOLDER,
+        money=money,
     )

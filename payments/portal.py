@@ -119,10 +119,8 @@ def overview(request: HttpRequest) -> HttpResponse:
     volume.add(currency, [float(sales_per_day.get(d) or 0) for d in days])
     approval = _chart(pygal.Line, "Approval rate (%)", x_label_rotation=60, range=(0, 100))
     approval.x_labels = labels
-    approval.add(
-        "approved",
-        [None if decided_per_day.get(d) is None else round(decided_per_day[d], 1) for d in days],
-    )
+    rates = [decided_per_day.get(d) for d in days]
+    approval.add("approved", [None if rate is None else round(rate, 1) for rate in rates])
     brands = _chart(pygal.Pie, "Payments by brand (30 days)", show_legend=True, inner_radius=0.4)
     by_brand = recent.values("payment_brand").annotate(n=Count("pk")).order_by("-n")[:6]
     for brand in by_brand:

@@ -167,12 +167,13 @@ def sales_by_currency(
     payments: QuerySet[Payment], *, until: datetime | None = None
 ) -> list[dict[str, Any]]:
     """[{currency, amount, count}] of payment_sales, the largest amount first."""
-    return list(
+    rows = (
         payment_sales(payments, until=until)
         .values("currency")
         .annotate(amount=Sum("sale_amount"), count=Count("pk"))
         .order_by("-amount", "currency")
     )
+    return [dict(row) for row in rows]
 
 
 def payment_figures(payments: QuerySet[Payment]) -> dict[str, Any]:

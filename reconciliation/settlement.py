@@ -164,7 +164,8 @@ def _settleable(
         settlement_item__isnull=True,
     )
     found: list[tuple[Payment, str, Decimal]] = [
-        (sale, SALE, sale.sale_amount) for sale in payment_sales(day, until=end)
+        (sale, SALE, sale.sale_amount)  # type: ignore[attr-defined] # annotated
+        for sale in payment_sales(day, until=end)
     ]
     others = day.filter(
         state=PaymentState.DONE,
