@@ -6,13 +6,13 @@ aggregated in the database."""
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import Count, Sum
+from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 from core.models import OutboxMessage, OutboxStatus
 from payments.models import Payment
-from payments.portal import figures
+from payments.selectors import declines_by_code, payment_figures
 from reconciliation.models import Chargeback, ReconFile, SettlementRun
 from reconciliation.settlement import last_business_day
 
@@ -24,13 +24,8 @@ def dashboard(now: Any = None) -> dict[str, Any]:
     day = last_business_day(now)
     runs = SettlementRun.objects.filter(day=day)
     return {
-        "today": figures(payments),
-        "declines": list(
-            payments.filter(successful=False)
-            .values("result_code", "result_description")
-            .annotate(n=Count("pk"))
-            .order_by("-n")[:10]
-        ),
+        "today": payment_figures(payments),
+        "declines": declines_by_code(payments, limit=10),
         "failed_notifications": OutboxMessage.objects.filter(status=OutboxStatus.FAILED).count(),
         "business_day": day,
         "runs": runs.count(),

@@ -339,6 +339,9 @@ ISSUER_DCVV_SECONDS = env.int("ISSUER_DCVV_SECONDS", default=300)  # a dCVV's ti
 ISSUER_PIN_HASH_ITERATIONS = env.int("ISSUER_PIN_HASH_ITERATIONS", default=0)
 # The issuer's country (ISO 3166 alpha-2): a merchant in it is domestic for the card limits.
 ISSUER_COUNTRY = env.str("ISSUER_COUNTRY", default="DE")
+# The issuer's name, as the acquirer's answers for its own (on-us) cards name the clearing
+# institute (resultDetails.clearingInstituteName).
+ISSUER_NAME = env.str("ISSUER_NAME", default="Demo Bank")
 # The embedded demo (`make run`): seed_demo and issuer_demo keep the demo's credentials and its
 # requestor's private keys in these git-ignored files (mode 0600), so every run prints the same
 # ones (docs/decisions.md, "Hardening (issue 9)"). Nothing else reads them.

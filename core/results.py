@@ -48,6 +48,48 @@ FAMILIES: list[tuple[str, re.Pattern[str]]] = [
 SUCCESS = FAMILIES[0][1]
 PENDING = FAMILIES[2][1]
 
+# What the families are called where a person reads them: docs/api.md's family table (generated
+# from this), the portal's and the dashboard's declines.
+FAMILY_NAMES: dict[str, str] = {
+    "success": "success",
+    "success_review": "success, to review",
+    "pending": "pending",
+    "pending_long": "pending (long)",
+    "rejected_3ds": "3-D Secure rejections",
+    "rejected_external_bank": "external bank declines",
+    "rejected_communication": "communication errors",
+    "rejected_system": "system errors",
+    "rejected_async_workflow": "3DS and async workflow (cancelled, expired)",
+    "soft_decline": "soft declines",
+    "rejected_risk": "risk",
+    "rejected_blacklist": "blacklist",
+    "rejected_risk_validation": "risk validation (includes duplicates)",
+    "rejected_config_validation": "configuration",
+    "rejected_registration_validation": "registration validation",
+    "rejected_job_validation": "job validation",
+    "rejected_reference_validation": "reference validation",
+    "rejected_format_validation": "format validation",
+    "rejected_address_validation": "address validation",
+    "rejected_contact_validation": "contact validation",
+    "rejected_account_validation": "account validation",
+    "rejected_amount_validation": "amount validation",
+    "chargeback": "chargeback",
+    "unclassified": "unclassified",
+}
+
+# A decline is a refusal of a payment by its card's issuer (through the network or the issuer's
+# 3-D Secure) or by a risk system. Everything else that is neither a success nor pending is a
+# refusal of another kind (a workflow that does not allow it, a validation, the platform's
+# configuration, an error): no one decided on the payment. The approval rate is approvals over
+# approvals and declines (docs/portal.md).
+DECLINE_FAMILIES = (
+    "rejected_external_bank",
+    "soft_decline",
+    "rejected_3ds",
+    "rejected_risk",
+    "rejected_blacklist",
+)
+
 
 @dataclass(frozen=True)
 class Result:
@@ -66,6 +108,10 @@ class Result:
     def is_pending(self) -> bool:
         return bool(PENDING.match(self.code))
 
+    @property
+    def is_decline(self) -> bool:
+        return is_decline(self.code)
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -82,6 +128,25 @@ def family_of(code: str) -> str:
         if pattern.match(code):
             return name
     return "unclassified"
+
+
+def family_name(code: str) -> str:
+    """The family of `code` as a person reads it ("external bank declines")."""
+    return FAMILY_NAMES[family_of(code)]
+
+
+def is_decline(code: str) -> bool:
+    """Whether `code` is an issuer's or a risk system's refusal (DECLINE_FAMILIES)."""
+    return family_of(code) in DECLINE_FAMILIES
+
+
+def family_patterns(family: str) -> tuple[str, list[str]]:
+    """The pattern of `family` and the patterns of the families before it: a code is of the
+    family when it matches the first and none of the others (the first match names the family,
+    and some patterns overlap), as a database query tests it."""
+    names = [name for name, _ in FAMILIES]
+    index = names.index(family)
+    return FAMILIES[index][1].pattern, [pattern.pattern for _, pattern in FAMILIES[:index]]
 
 
 _REGISTRY: dict[str, Entry] = {}

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.admin.utils import flatten_fieldsets
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import formats, timezone
@@ -28,24 +28,9 @@ from core.display import amount_text, code_with_name, mark_html, money_html, res
 from .checkouts import admin as checkout_admin  # noqa: F401 - registers the checkout admin
 from .models import ZERO, Payment, PaymentType, ThreeDSAuthentication, payment_type_name
 from .registrations.admin import instruction_chain  # also registers the card-on-file admins
-from .selectors import payment_chain, payments_marked
+from .selectors import payment_chain, payments_marked, result_family_q
 
 UNCLASSIFIED = "unclassified"
-
-
-def _family_query(family: str) -> Q:
-    """Codes of one family as `results.family_of` names them: its pattern and none of the
-    patterns before it (the first match wins, and some patterns overlap: 100.370.100 is
-    rejected_risk, though rejected_format_validation's pattern matches it too)."""
-    names = [name for name, _ in results.FAMILIES]
-    patterns = [pattern.pattern for _, pattern in results.FAMILIES]
-    if family == UNCLASSIFIED:
-        return ~Q(result_code__regex="|".join(patterns))
-    index = names.index(family)
-    query = Q(result_code__regex=patterns[index])
-    if index:
-        query &= ~Q(result_code__regex="|".join(patterns[:index]))
-    return query
 
 
 class ResultFamilyFilter(admin.SimpleListFilter):
@@ -71,7 +56,7 @@ class ResultFamilyFilter(admin.SimpleListFilter):
             return queryset
         if value != UNCLASSIFIED and value not in dict(results.FAMILIES):
             return queryset.none()
-        return queryset.filter(_family_query(value))
+        return queryset.filter(result_family_q(value))
 
 
 def _money(value: Decimal | None, currency: str) -> str:

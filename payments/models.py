@@ -170,6 +170,12 @@ class Payment(models.Model):
     network_reference = models.CharField(
         max_length=64, blank=True, help_text="The network's reference (additionalData.RequestId)."
     )
+    clearing_institute = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Who took it (resultDetails.clearingInstituteName): the network, or the "
+        "platform's own issuer for an on-us card.",
+    )
     threeds_started = models.BooleanField(
         "3-D Secure by us",
         default=False,

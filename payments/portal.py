@@ -13,7 +13,7 @@ import django_filters
 import pygal
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.http import (
     Http404,
@@ -36,15 +36,26 @@ from merchants.portal import list_operations, list_page, page_methods, portal_vi
 from .models import Payment, PaymentType
 from .registrations.models import Registration
 from .registrations.services import registration_deregister
-from .selectors import payments_marked
+from .selectors import (
+    OUTCOMES,
+    SALE_TYPES,
+    approval_rate,
+    approved_q,
+    declined_q,
+    declines_by_code,
+    outcome_q,
+    payment_chain,
+    payment_figures,
+    payment_sales,
+    payments_marked,
+    sales_by_currency,
+)
 
 NAV = [
     ("Overview", "portal:overview"),
     ("Transactions", "portal:transactions"),
     ("Stored cards", "portal:registrations"),
 ]
-SALES = (PaymentType.DB, PaymentType.CP)
-DECIDED = (PaymentType.PA, PaymentType.DB)  # the payments an issuer approves or declines
 CHART_STYLE = Style(
     background="white",
     plot_background="white",
@@ -74,24 +85,11 @@ def _svg(chart: Any) -> SafeString:
     return mark_safe(chart.render(is_unicode=True))  # noqa: S308 - pygal escapes its labels
 
 
-def figures(payments: QuerySet[Payment]) -> dict[str, Any]:
-    """Volume (successful sales per currency), count and approval rate of `payments`."""
-    decided = payments.filter(payment_type__in=DECIDED).aggregate(
-        total=Count("pk"), approved=Count("pk", filter=Q(successful=True))
-    )
-    volume = (
-        payments.filter(payment_type__in=SALES, successful=True)
-        .values("currency")
-        .annotate(amount=Sum("amount"), count=Count("pk"))
-        .order_by("-amount")
-    )
-    rate = 100 * decided["approved"] / decided["total"] if decided["total"] else None
-    return {"volume": list(volume), "count": payments.count(), "approval_rate": rate}
-
-
 @page_methods("GET")
 @portal_view
 def overview(request: HttpRequest) -> HttpResponse:
+    """Today's and this month's figures and four charts over 30 days, all from the selectors'
+    definitions of sales, approval rate and declines (payments.selectors)."""
     merchant = request.merchant  # type: ignore[attr-defined]
     now = timezone.now()
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -99,65 +97,60 @@ def overview(request: HttpRequest) -> HttpResponse:
     since = today - timedelta(days=29)
     recent = mine.filter(created_at__gte=since)
     days = [(since + timedelta(days=n)).date() for n in range(30)]
-    currency = (
-        recent.filter(payment_type__in=SALES, successful=True)
-        .values("currency")
-        .annotate(n=Count("pk"))
-        .order_by("-n")
-        .values_list("currency", flat=True)
-        .first()
-    ) or "EUR"
-    per_day: dict[Any, dict[str, Any]] = {
-        row["day"]: dict(row)
+    currency = next((row["currency"] for row in sales_by_currency(recent)), "EUR")
+    sales_per_day = {
+        row["day"]: row["amount"]
+        for row in payment_sales(recent.filter(currency=currency))
+        .annotate(day=TruncDate("created_at"))
+        .values("day")
+        .annotate(amount=Sum("sale_amount"))
+    }
+    decided_per_day = {
+        row["day"]: approval_rate(row["approved"], row["declined"])
         for row in recent.annotate(day=TruncDate("created_at"))
         .values("day")
         .annotate(
-            amount=Sum(
-                "amount",
-                filter=Q(payment_type__in=SALES, successful=True, currency=currency),
-            ),
-            decided=Count("pk", filter=Q(payment_type__in=DECIDED)),
-            approved=Count("pk", filter=Q(payment_type__in=DECIDED, successful=True)),
+            approved=Count("pk", filter=approved_q()),
+            declined=Count("pk", filter=declined_q()),
         )
     }
     labels = [f"{d:%d %b}" for d in days]
     volume = _chart(pygal.Bar, f"Sales per day ({currency})", x_label_rotation=60)
     volume.x_labels = labels
-    volume.add(currency, [float(per_day.get(d, {}).get("amount") or 0) for d in days])
+    volume.add(currency, [float(sales_per_day.get(d) or 0) for d in days])
     approval = _chart(pygal.Line, "Approval rate (%)", x_label_rotation=60, range=(0, 100))
     approval.x_labels = labels
-    approval.add(
-        "approved",
-        [
-            round(100 * per_day[d]["approved"] / per_day[d]["decided"], 1)
-            if d in per_day and per_day[d]["decided"]
-            else None
-            for d in days
-        ],
-    )
+    rates = [decided_per_day.get(d) for d in days]
+    approval.add("approved", [None if rate is None else round(rate, 1) for rate in rates])
     brands = _chart(pygal.Pie, "Payments by brand (30 days)", show_legend=True, inner_radius=0.4)
     by_brand = recent.values("payment_brand").annotate(n=Count("pk")).order_by("-n")[:6]
     for brand in by_brand:
         brands.add(brand["payment_brand"] or "other", brand["n"])
-    declines = _chart(pygal.HorizontalBar, "Declines by result code (30 days)", show_legend=True)
-    for row in (
-        recent.filter(successful=False).values("result_code").annotate(n=Count("pk"))
-    ).order_by("-n")[:8]:
-        declines.add(row["result_code"], row["n"])
+    declines = _chart(
+        pygal.HorizontalBar,
+        "Declines by result code (30 days)",
+        show_legend=True,
+        legend_at_bottom=True,
+        truncate_legend=-1,  # the families' names whole
+    )
+    found = declines_by_code(recent, limit=8)
+    declines.x_labels = [row["result_code"] for row in found]  # described under the chart
+    if found:
+        top = max(row["n"] for row in found)
+        declines.y_labels = list(range(0, top + 1, max(1, -(-top // 8))))  # whole payments
+    for family in dict.fromkeys(row["family"] for row in found):
+        declines.add(family, [row["n"] if row["family"] == family else None for row in found])
     context = {
         "title": "Overview",
-        "today": figures(mine.filter(created_at__gte=today)),
-        "month": figures(mine.filter(created_at__gte=today.replace(day=1))),
+        "today": payment_figures(mine.filter(created_at__gte=today)),
+        "month": payment_figures(mine.filter(created_at__gte=today.replace(day=1))),
         "charts": [_svg(volume), _svg(approval), _svg(brands), _svg(declines)],
+        "declines": found,
     }
     return render(request, "portal/overview.html", context)
 
 
-FAMILIES = {
-    "approved": Q(successful=True),
-    "declined": Q(successful=False, result_code__startswith="800."),
-    "refused": Q(successful=False) & ~Q(result_code__startswith="800."),
-}
+FAMILIES = {outcome: outcome_q(outcome) for outcome in OUTCOMES}
 
 
 class PaymentFilter(django_filters.FilterSet):
@@ -246,19 +239,6 @@ def transactions(request: HttpRequest) -> HttpResponseBase:
     )
 
 
-def chain_of(payment: Payment) -> list[Payment]:
-    """The payment's chain: the initial payment first, then what referenced it, in order."""
-    root = payment
-    while root.referenced_id is not None and root.referenced is not None:
-        root = root.referenced
-    children = list(
-        Payment.objects.filter(referenced=root, merchant_id=root.merchant_id).order_by(
-            "created_at", "pk"
-        )
-    )
-    return [root, *children]
-
-
 @page_methods("GET")
 @portal_view
 def transaction(request: HttpRequest, payment_id: str) -> HttpResponse:
@@ -269,7 +249,7 @@ def transaction(request: HttpRequest, payment_id: str) -> HttpResponse:
     if payment is None:
         raise Http404("no such payment")
     threeds = getattr(payment, "threeds", None)
-    chain = chain_of(payment)
+    chain = payment_chain(payment=payment)
     return render(
         request,
         "portal/transaction.html",
@@ -279,7 +259,7 @@ def transaction(request: HttpRequest, payment_id: str) -> HttpResponse:
             "card": masked(payment),
             "chain": [(p, masked(p)) for p in chain],
             "threeds": threeds,
-            "refundable": payment.refundable if payment.payment_type in SALES else Decimal(0),
+            "refundable": payment.refundable if payment.payment_type in SALE_TYPES else Decimal(0),
         },
     )
 

@@ -1,6 +1,38 @@
-"""Reads of payments, always through the caller's reach."""
+"""Reads of payments, always through the caller's reach; and the one definition of the figures
+every page and report shows of them (sales, the approval rate, declines), which the portal's
+overview, the staff dashboard and settlement (reconciliation) all call.
 
-from django.db.models import Case, CharField, F, QuerySet, Value, When
+- A sale is an approved DB or CP (not made in connector test mode: no money moves) less what
+  approved reversals took back of it; a fully reversed DB is no sale. A refund is no negative
+  sale: it is a refund (settlement counts it as such).
+- A payment is decided when its card's issuer or a risk system approved or declined it (a PA or
+  DB); pending, in flight, refused by a workflow or a validation, or lost in an error, it is not.
+  The approval rate is approved / (approved + declined).
+- A decline is a result code of core.results.DECLINE_FAMILIES.
+"""
+
+import operator
+from datetime import datetime
+from decimal import Decimal
+from functools import reduce
+from typing import Any
+
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    DecimalField,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce
 
 from core import results
 from core.errors import NotFound
@@ -8,7 +40,11 @@ from core.lookups import one
 from merchants.models import Entity
 from merchants.selectors import merchants_reachable
 
-from .models import Payment
+from .models import Payment, PaymentState, PaymentType
+
+SALE_TYPES = (PaymentType.DB, PaymentType.CP)
+DECIDED_TYPES = (PaymentType.PA, PaymentType.DB)  # what an issuer approves or declines
+MONEY = DecimalField(max_digits=12, decimal_places=2)
 
 
 def payments_reachable(*, entity: Entity) -> QuerySet[Payment]:
@@ -30,14 +66,159 @@ def payment_get(
 
 
 def payment_chain(*, payment: Payment) -> list[Payment]:
-    """The top original and every operation under it (CPs, and refunds of those), oldest first,
-    from any member of the chain."""
+    """The top original and every payment under it, at any depth (its captures, reversals and
+    refunds, and the refunds of those captures), oldest first, from any member of the chain."""
     root = payment
-    while root.referenced is not None:
+    while root.referenced_id is not None and root.referenced is not None:
         root = root.referenced
-    children = list(Payment.objects.filter(referenced=root).order_by("created_at"))
-    grandchildren = list(Payment.objects.filter(referenced__in=children).order_by("created_at"))
-    return [root, *sorted(children + grandchildren, key=lambda p: p.created_at)]
+    descendants: list[Payment] = []
+    level = [root.pk]
+    while level:
+        found = list(Payment.objects.filter(referenced_id__in=level, merchant_id=root.merchant_id))
+        descendants += found
+        level = [p.pk for p in found]
+    return [root, *sorted(descendants, key=lambda p: (p.created_at, p.pk))]
+
+
+def result_family_q(*families: str) -> Q:
+    """Payments whose result code is of one of `families` (core.results.FAMILIES' names, or
+    "unclassified"), by the registry's rule: the first family whose pattern matches names it."""
+    parts = []
+    for family in families:
+        if family == "unclassified":
+            parts.append(~Q(result_code__regex="|".join(p.pattern for _, p in results.FAMILIES)))
+            continue
+        pattern, before = results.family_patterns(family)
+        part = Q(result_code__regex=pattern)
+        if before:
+            part &= ~Q(result_code__regex="|".join(before))
+        parts.append(part)
+    return reduce(operator.or_, parts)
+
+
+def approved_q() -> Q:
+    return Q(payment_type__in=DECIDED_TYPES, state=PaymentState.DONE, successful=True)
+
+
+def declined_q() -> Q:
+    return Q(
+        payment_type__in=DECIDED_TYPES, state=PaymentState.DONE, successful=False
+    ) & result_family_q(*results.DECLINE_FAMILIES)
+
+
+OUTCOMES = ("approved", "pending", "declined", "refused")
+
+
+def outcome_q(outcome: str) -> Q:
+    """Payments of one outcome: approved; pending (3-D Secure, or the network's answer awaited);
+    declined (by the issuer or a risk system); refused (anything else: a workflow, a validation,
+    the configuration, an error)."""
+    pending = result_family_q("pending")
+    declined = Q(successful=False) & result_family_q(*results.DECLINE_FAMILIES)
+    queries = {
+        "approved": Q(successful=True),
+        "pending": Q(successful=False) & pending,
+        "declined": declined,
+        "refused": Q(successful=False) & ~pending & ~declined,
+    }
+    return queries[outcome]
+
+
+def approval_rate(approved: int, declined: int) -> float | None:
+    """Percent approved of those decided; None when none was decided."""
+    decided = approved + declined
+    return 100 * approved / decided if decided else None
+
+
+def payment_sales(
+    payments: QuerySet[Payment], *, until: datetime | None = None
+) -> QuerySet[Payment]:
+    """The sales among `payments`, each with `sale_amount`: its amount less what approved
+    reversals of it took back, counting the reversals made before `until` when given (settlement:
+    a reversal after the business day's cut-off is a refund of a later day) or all of them
+    (kept on the row as `reversed_amount`, under its lock). A fully reversed DB is left out."""
+    taken_back: Any
+    if until is None:
+        taken_back = F("reversed_amount")
+    else:
+        reversals = (
+            Payment.objects.filter(
+                referenced=OuterRef("pk"),
+                payment_type=PaymentType.RV,
+                successful=True,
+                created_at__lt=until,
+            )
+            .order_by()
+            .values("referenced")
+            .annotate(total=Sum("amount"))
+            .values("total")
+        )
+        taken_back = Coalesce(Subquery(reversals), Value(Decimal(0)), output_field=MONEY)
+    return (
+        payments.filter(
+            payment_type__in=SALE_TYPES,
+            state=PaymentState.DONE,
+            successful=True,
+            test_mode=False,
+        )
+        .annotate(sale_amount=ExpressionWrapper(F("amount") - taken_back, output_field=MONEY))
+        .filter(sale_amount__gt=0)
+    )
+
+
+def sales_by_currency(
+    payments: QuerySet[Payment], *, until: datetime | None = None
+) -> list[dict[str, Any]]:
+    """[{currency, amount, count}] of payment_sales, the largest amount first."""
+    rows = (
+        payment_sales(payments, until=until)
+        .values("currency")
+        .annotate(amount=Sum("sale_amount"), count=Count("pk"))
+        .order_by("-amount", "currency")
+    )
+    return [dict(row) for row in rows]
+
+
+def payment_figures(payments: QuerySet[Payment]) -> dict[str, Any]:
+    """Sales per currency, the number of payments and the approval rate of `payments` (the
+    overview's Today and This month, the dashboard's Today)."""
+    counts = payments.aggregate(
+        total=Count("pk"),
+        approved=Count("pk", filter=approved_q()),
+        declined=Count("pk", filter=declined_q()),
+    )
+    return {
+        "volume": sales_by_currency(payments),
+        "count": counts["total"],
+        "approved": counts["approved"],
+        "declined": counts["declined"],
+        "approval_rate": approval_rate(counts["approved"], counts["declined"]),
+    }
+
+
+def declines_by_code(payments: QuerySet[Payment], *, limit: int = 10) -> list[dict[str, Any]]:
+    """[{result_code, description, family, n}] of the declines among `payments`, the most
+    frequent first; the description is the registry's, the family as docs/api.md names it."""
+    rows = (
+        payments.filter(declined_q())
+        .values("result_code")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "result_code")[:limit]
+    )
+    catalogue = results.catalogue()
+    found = []
+    for row in rows:
+        code = row["result_code"]
+        known = catalogue.get(code)
+        found.append(
+            {
+                "result_code": code,
+                "description": known.description if known else "",
+                "family": results.family_name(code),
+                "n": row["n"],
+            }
+        )
+    return found
 
 
 # What was given back of a payment, from the running totals its reversals and refunds (and the

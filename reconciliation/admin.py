@@ -34,8 +34,8 @@ from .models import (
     SettlementItem,
     SettlementRun,
 )
-from .recon.generate import merchants_of, produce, storage
-from .settlement import settle_unsettled, settlement_run
+from .recon.generate import recon_file_produce, storage
+from .settlement import settlement_run
 
 
 class ExchangeRateChangeInline(HistoryInline):
@@ -101,12 +101,14 @@ class SettlementItemInline(HistoryInline):
 
 @admin.register(SettlementRun)
 class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    """Settlement runs (read-only); "Settle again" recomputes a day through the service."""
+    """Settlement runs (read-only); "Settle again" recomputes a day through the service. A run
+    made before its day's cut-off is marked provisional."""
 
     # Every amount with its currency's decimals (the run keeps three), each column on one line
     # of a 1280-pixel screen.
     list_display = (
         "day",
+        "status",
         "merchant",
         "currency",
         "sales",
@@ -118,7 +120,7 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "reserve_released_shown",
         "net",
     )
-    list_filter = ("currency", ("merchant", admin.RelatedOnlyFieldListFilter))
+    list_filter = ("provisional", "currency", ("merchant", admin.RelatedOnlyFieldListFilter))
     list_select_related = ("merchant",)
     date_hierarchy = "day"
     ordering = ("-day",)
@@ -170,6 +172,10 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
             amount_text(obj.chargeback_reversals_amount, obj.currency),
             obj.chargebacks_count,
         )
+
+    @admin.display(description="status", ordering="provisional")
+    def status(self, run: SettlementRun) -> str:
+        return "provisional" if run.provisional else "final"
 
     @admin.action(
         description="Settle again (the same figures unless payments changed)",
@@ -339,8 +345,7 @@ class ReconFileAdmin(ReadOnlyMixin, admin.ModelAdmin):
     )
     def produce_again(self, request: HttpRequest, queryset: QuerySet[ReconFile]) -> None:
         def again(record: ReconFile) -> None:
-            settle_unsettled(merchants_of(record.entity), record.day)
-            produce(record.entity, record.day, production=record.production)
+            recon_file_produce(entity=record.entity, day=record.day, production=record.production)
 
         each_through_service(
             request,

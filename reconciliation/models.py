@@ -88,7 +88,8 @@ class FeeRule(models.Model):
 
 
 class SettlementRun(models.Model):
-    """One merchant's settlement of one business day, in its settlement currency."""
+    """One merchant's settlement of one business day, in its settlement currency; provisional
+    while the day has not ended."""
 
     merchant = models.ForeignKey(
         "merchants.Merchant", on_delete=models.PROTECT, related_name="settlements"
@@ -108,6 +109,11 @@ class SettlementRun(models.Model):
     reserve_held = models.DecimalField(max_digits=14, decimal_places=3, default=0)
     reserve_released = models.DecimalField(max_digits=14, decimal_places=3, default=0)
     net_amount = models.DecimalField(max_digits=14, decimal_places=3, default=0)
+    provisional = models.BooleanField(
+        default=False,
+        help_text="Made before the business day's cut-off: what the rest of the day brought is "
+        "missing. The run after the cut-off replaces it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -2,16 +2,22 @@
 
 A run takes the merchant's successful, answered payments of the business day that no run has
 settled (a payment is settled once: SettlementItem.payment is unique) and that were not made in
-connector test mode: sales (DB less what was reversed, CP), refunds (RF, PR) and credits (CD),
-each converted into the merchant's settlement currency at the rate in force on the day (the
-buying rate for sales, the selling rate for refunds and credits). Fees per item: the MDR of the
-fee plan's rule for the payment's brand and type (the most specific rule: brand and type, then
-type, then brand, then any) as a percent plus a fixed amount, the 3-D Secure fee when the
-payment went through our 3-D Secure, and the scheme fee. Chargebacks received on the day debit
-it, their reversals on the day credit it. The rolling reserve holds a percent of the day's sales
-and releases what the run `reserve_days` earlier held. Net = sales - refunds - credits -
-chargebacks + their reversals - fees - reserve held + reserve released. Re-running a day
-recomputes it in one transaction, with the same figures.
+connector test mode: sales (payments.selectors.payment_sales: DB and CP less what was reversed
+by the day's end, the definition the portal and the dashboard use too), refunds (RF, PR) and
+credits (CD), each converted into the merchant's settlement currency at the rate in force on
+the day (the buying rate for sales, the selling rate for refunds and credits). Fees per item:
+the MDR of the fee plan's rule for the payment's brand and type (the most specific rule: brand
+and type, then type, then brand, then any) as a percent plus a fixed amount, the 3-D Secure fee
+when the payment went through our 3-D Secure, and the scheme fee. Chargebacks received on the
+day debit it, their reversals on the day credit it. The rolling reserve holds a percent of the
+day's sales and releases what the run `reserve_days` earlier held. Net = sales - refunds -
+credits - chargebacks + their reversals - fees - reserve held + reserve released. Re-running a
+day recomputes it in one transaction, with the same figures.
+
+A run of a business day that has not ended (its cut-off is still to come) is provisional: what
+the rest of the day brings is missing. `settle` refuses such a day unless asked
+(--before-cutoff), the portal and the admin mark the run, and the run of the day after its
+cut-off (beat's, or any later re-run) replaces it and is final.
 
 The business day and its cut-off are in SETTLEMENT_TIME_ZONE; with SETTLEMENT_CUTOFF hh:mm the
 business day D ends at D hh:mm (or at midnight after D for 00:00) and begins where D-1 ends.
@@ -25,12 +31,14 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
 
 from core.errors import ApplicationError
 from core.fields.codes import minor_units
 from merchants.models import Merchant
 from payments.models import Payment, PaymentState, PaymentType
+from payments.selectors import payment_sales
 
 from .models import Chargeback, FeePlan, FeeRule, SettlementItem, SettlementRun
 from .services import BUY, SELL, convert
@@ -71,8 +79,15 @@ def _rule(rules: list[FeeRule], brand: str, payment_type: str) -> FeeRule | None
     return None
 
 
-def settlement_run(*, merchant: Merchant, day: date) -> SettlementRun:
-    """Settle (or settle again) `merchant`'s business day `day`."""
+def day_ended(day: date, now: datetime | None = None) -> bool:
+    """Whether the business day's cut-off has passed."""
+    return business_day_bounds(day)[1] <= (now or timezone.now())
+
+
+def settlement_run(*, merchant: Merchant, day: date, now: datetime | None = None) -> SettlementRun:
+    """Settle (or settle again) `merchant`'s business day `day`; provisional while the day has
+    not ended at `now` (default: the clock's). Locks the merchant's row (one run at a time);
+    replaces the run's items."""
     currency = merchant.settlement_currency or settings.EXCHANGE_BASE_CURRENCY
     start, end = business_day_bounds(day)
     plan = FeePlan.objects.filter(merchant=merchant).prefetch_related("rules").first()
@@ -84,6 +99,7 @@ def settlement_run(*, merchant: Merchant, day: date) -> SettlementRun:
         )
         run.items.all().delete()  # a re-run recomputes the day
         run.currency = currency
+        run.provisional = not day_ended(day, now)
         counts = {SALE: 0, REFUND: 0, CREDIT: 0}
         sums = {SALE: Decimal(0), REFUND: Decimal(0), CREDIT: Decimal(0)}
         fees = reserve = Decimal(0)
@@ -136,53 +152,40 @@ def settlement_run(*, merchant: Merchant, day: date) -> SettlementRun:
 def _settleable(
     merchant: Merchant, start: datetime, end: datetime
 ) -> Iterator[tuple[Payment, str, Decimal]]:
-    """(payment, kind, amount in its currency) of what the business day [start, end) settles:
-    its successful, answered payments of a settled kind that no run has settled and that were
-    not made in test mode. A debit counts less what was reversed the same business day; a
-    reversal of a debit of an earlier day (settled already, or to be settled without it) counts
-    as a refund."""
-    payments = (
-        Payment.objects.filter(
-            merchant=merchant,
-            state=PaymentState.DONE,
-            successful=True,
-            test_mode=False,
-            payment_type__in=[*KINDS, PaymentType.RV],
-            created_at__gte=start,
-            created_at__lt=end,
-            settlement_item__isnull=True,
-        )
-        .select_related("referenced")
-        .order_by("created_at", "pk")
-    )
-    same_day_reversals: dict[str, Decimal] = {}
-    for reversal in Payment.objects.filter(
+    """(payment, kind, amount in its currency) of what the business day [start, end) settles,
+    of the payments no run has settled: its sales as payments.selectors defines them (approved
+    DB and CP less the reversals made by the day's end; the portal and the dashboard count the
+    same), its successful refunds and credits not made in test mode, and the reversals of debits
+    of an earlier day (settled already, or to be settled without them) as refunds."""
+    day = Payment.objects.filter(
         merchant=merchant,
-        payment_type=PaymentType.RV,
-        successful=True,
-        referenced__payment_type=PaymentType.DB,
+        created_at__gte=start,
         created_at__lt=end,
-        referenced__created_at__gte=start,
-        referenced__created_at__lt=end,
-    ).values("referenced_id", "amount"):
-        ref = reversal["referenced_id"]
-        same_day_reversals[ref] = same_day_reversals.get(ref, Decimal(0)) + (
-            reversal["amount"] or Decimal(0)
-        )
-    for payment in payments.iterator():
+        settlement_item__isnull=True,
+    )
+    found: list[tuple[Payment, str, Decimal]] = [
+        (sale, SALE, sale.sale_amount)  # type: ignore[attr-defined] # annotated
+        for sale in payment_sales(day, until=end)
+    ]
+    others = day.filter(
+        state=PaymentState.DONE,
+        successful=True,
+        test_mode=False,
+        payment_type__in=[PaymentType.RF, PaymentType.PR, PaymentType.CD, PaymentType.RV],
+    ).select_related("referenced")
+    for payment in others:
         amount = payment.amount or Decimal(0)
         if payment.payment_type == PaymentType.RV:
             original = payment.referenced
             if original is None or original.payment_type != PaymentType.DB:
                 continue
             if original.created_at >= start:
-                continue  # counted in its debit's own day
-            yield payment, REFUND, amount
-            continue
-        if payment.payment_type == PaymentType.DB:
-            amount -= same_day_reversals.get(payment.pk, Decimal(0))  # a reversed debit is no sale
-        if amount > 0:
-            yield payment, KINDS[PaymentType(payment.payment_type)], amount
+                continue  # taken off its debit, a sale of the same day
+            found.append((payment, REFUND, amount))
+        elif amount > 0:
+            found.append((payment, KINDS[PaymentType(payment.payment_type)], amount))
+    found.sort(key=lambda entry: (entry[0].created_at, entry[0].pk))
+    yield from found
 
 
 def _chargebacks(run: SettlementRun, day: date, currency: str) -> None:
@@ -261,13 +264,15 @@ def last_business_day(now: datetime) -> date:
 def settle_unsettled(
     merchant_pks: list[int], day: date, failures: list[tuple[str, str]] | None = None
 ) -> list[SettlementRun]:
-    """Settle `day` for those of the merchants that had payments and have no run of it yet (the
-    daily file wants the reconciliation amounts)."""
+    """Settle `day` for those of the merchants that had payments and have no final run of it
+    yet (none, or a provisional one made before the day ended): the daily file wants the
+    reconciliation amounts."""
     start, end = business_day_bounds(day)
+    final = SettlementRun.objects.filter(merchant=OuterRef("pk"), day=day, provisional=False)
     waiting = (
         Merchant.objects.filter(pk__in=merchant_pks, payments__created_at__gte=start)
         .filter(payments__created_at__lt=end)
-        .exclude(settlements__day=day)
+        .exclude(Exists(final))
         .distinct()
         .order_by("pk")
     )

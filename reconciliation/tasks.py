@@ -8,8 +8,8 @@ from django.utils import timezone
 from merchants.models import Entity
 
 from .models import ReconFile
-from .recon.generate import entities_of_day, merchants_of, produce
-from .settlement import business_day_bounds, last_business_day, settle_day, settle_unsettled
+from .recon.generate import entities_of_day, recon_file_produce
+from .settlement import business_day_bounds, last_business_day, settle_day
 
 
 @shared_task(name="reconciliation.settle_last_day", ignore_result=True)
@@ -39,9 +39,7 @@ def recon_files_last_day() -> int:
 
 @shared_task(name="reconciliation.recon_file", ignore_result=True, acks_late=True)
 def recon_file(entity_id: str, day: str) -> str:
-    """One entity's file of `day` (YYYY-MM-DD); its merchants are settled first when no run of
-    the day exists, so the file carries the reconciliation amounts."""
+    """One entity's file of `day` (YYYY-MM-DD); its merchants are settled first when no final
+    run of the day exists, so the file carries the reconciliation amounts."""
     entity = Entity.objects.get(entity_id=entity_id)
-    when = date.fromisoformat(day)
-    settle_unsettled(merchants_of(entity), when)
-    return produce(entity, when).path
+    return recon_file_produce(entity=entity, day=date.fromisoformat(day)).path

@@ -85,6 +85,9 @@ class NetworkAnswer:
     acquirer_ref_no: str = ""
     network_reference: str = ""  # the network's own transaction reference (RequestId)
     extended_description: str = ""
+    # Who took the payment (resultDetails.clearingInstituteName): the network, or for an on-us
+    # card the platform's own issuer. Empty for the platform's own refusals.
+    clearing_institute: str = ""
 
     @property
     def approved(self) -> bool:

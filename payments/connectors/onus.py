@@ -9,6 +9,8 @@ declines are mapped to the result code a merchant gets from a network for the sa
 
 from dataclasses import replace
 
+from django.conf import settings
+
 from core.results import Result
 from issuer.cards import onus
 
@@ -36,8 +38,11 @@ DECLINES: dict[str, tuple[Result | None, str]] = {
 
 
 def _answer(decision: onus.Decision, reference: str, kind: str) -> NetworkAnswer:
+    """The issuer's decision as a network answer; the issuer took it, so it is the clearing
+    institute (settings.ISSUER_NAME), not the network simulator."""
     ids = _ids(reference, kind)
     ids["network_reference"] = decision.transaction_id or ids["network_reference"]
+    ids["clearing_institute"] = settings.ISSUER_NAME
     if decision.approved:
         return NetworkAnswer(
             decision.result,

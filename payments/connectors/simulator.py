@@ -29,7 +29,7 @@ from typing import Protocol
 from django.conf import settings
 from django.db import connection
 
-from core.results import TRANSACTION_SUCCEEDED
+from core.results import TRANSACTION_SUCCEEDED, Result
 
 from .. import results
 from .base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
@@ -50,6 +50,7 @@ SILENT_CARD = "4000000000000176"
 
 # billing.postcode -> avsResponse; any other postcode with a street is a full match (F).
 AVS_BY_POSTCODE = {"00000": "N", "99999": "A", "11111": "Z"}
+CLEARING_INSTITUTE = "Simulator"  # resultDetails.clearingInstituteName of its answers
 AUTH_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789"
 ADVISORY_LOCK_KEY = 0x510C  # the PostgreSQL advisory lock a cross-process test holds
 
@@ -200,6 +201,10 @@ class SimulatorConnector:
             return self._authorization(request)
         return self._follow_up(request)
 
+    @staticmethod
+    def _answer(result: Result, **fields: str) -> NetworkAnswer:
+        return NetworkAnswer(result, clearing_institute=CLEARING_INSTITUTE, **fields)
+
     def _deliver(self, request: AuthRequest | ReferenceRequest) -> None:
         """What happens to the answer on its way back (a reversal is always acknowledged: it is
         how a lost answer is cleaned up)."""
@@ -216,7 +221,7 @@ class SimulatorConnector:
         avs = self._avs(request)
         cvv = "M" if request.cvv else "P"
         if request.pan == TIMEOUT_CARD:
-            return NetworkAnswer(
+            return self._answer(
                 results.TIMEOUT_UNCERTAIN,
                 acquirer_response="91",
                 avs_response="U",
@@ -232,7 +237,7 @@ class SimulatorConnector:
             declined = DECLINES[NO_FUNDS_CARD]  # so a RESUBMISSION can be tried
         if declined:
             result, acquirer, mac, cvv_override = declined
-            return NetworkAnswer(
+            return self._answer(
                 result,
                 acquirer_response=acquirer,
                 mac_response=mac,
@@ -240,7 +245,7 @@ class SimulatorConnector:
                 cvv_response=cvv_override or cvv,
                 **ids,
             )
-        return NetworkAnswer(
+        return self._answer(
             TRANSACTION_SUCCEEDED,
             auth_code=_auth_code(request.reference),
             acquirer_response="00",
@@ -251,7 +256,7 @@ class SimulatorConnector:
 
     def _follow_up(self, request: ReferenceRequest) -> NetworkAnswer:
         ids = _ids(request.reference, "follow-up")
-        return NetworkAnswer(
+        return self._answer(
             TRANSACTION_SUCCEEDED,
             auth_code=request.original_auth_code,
             acquirer_response="00",

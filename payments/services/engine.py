@@ -203,6 +203,7 @@ ANSWER_FIELDS = (
     "retrieval_ref_no",
     "acquirer_ref_no",
     "network_reference",
+    "clearing_institute",
 )
 # What a claim's transaction or the finalize may have changed since the row was inserted.
 FINISH_FIELDS = (

@@ -31,7 +31,7 @@ from django.db import connection, transaction
 from merchants.models import Entity, EntityType, Merchant
 
 from ..models import ReconFile
-from ..settlement import business_day_bounds
+from ..settlement import business_day_bounds, settle_unsettled
 from .layout import HEADER, RECORD_LENGTH, TRAILER, format_record
 from .sql import Dialect, chargebacks_query, payments_query
 from .write import file_name
@@ -261,6 +261,25 @@ def produce(
         },
     )
     return Produced(record, saved)
+
+
+def recon_file_produce(
+    *,
+    entity: Entity,
+    day: date,
+    production: bool | None = None,
+    settle: bool = True,
+    progress: Callable[[int], None] | None = None,
+    failures: list[tuple[str, str]] | None = None,
+) -> Produced:
+    """Settle, then file: the entity's merchants that had payments on `day` and have no final
+    settlement run of it are settled first (the file carries the reconciliation amounts; one
+    that cannot be settled, a currency without an exchange rate, is listed in `failures` and
+    its records carry 0), then the entity's file of `day` is produced. The one way the
+    `recon_file` command, beat's task, the admin and seed_demo make a day's file."""
+    if settle:
+        settle_unsettled(merchants_of(entity), day, failures)
+    return produce(entity, day, production=production, progress=progress)
 
 
 def entities_of_day(day: date) -> list[Entity]:

@@ -49,7 +49,8 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     expect(page.locator("h1")).to_have_text("Overview")
     expect(page.locator("figure svg")).to_have_count(4)
     expect(page.locator(".figures").first).to_contain_text("187.00 EUR")
-    screenshot(desk, "portal-overview.png")
+    expect(page.locator("figure").nth(3)).to_contain_text("external bank declines")
+    screenshot(desk, "portal-overview.png", full_page=True)
 
     page.click("text=Transactions")
     expect(page.locator(".count")).to_have_text("7 payments")
@@ -80,6 +81,7 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     page.click("text=Settlements")
     expect(page.locator("tbody tr")).to_have_count(1)
     expect(page.locator("tbody")).to_contain_text("187.00 (4)")
+    expect(page.locator("tbody .provisional")).to_have_text("provisional")  # before the cut-off
     screenshot(desk, "portal-settlements.png")
     with page.expect_download() as report:
         page.click("tbody a:text-is('transactions')")

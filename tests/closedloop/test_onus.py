@@ -345,3 +345,18 @@ def test_a_stored_on_us_card_pays_on_us(payer, cards):
     assert stored["result"]["code"] == APPROVED, stored
     assert CardTransaction.objects.get(requestor_reference=stored["id"]).type == "PURCHASE"
     assert balances(cards.prepaid) == ("488.00", "488.00")
+
+
+def test_the_answer_names_the_issuer_as_the_clearing_institute(payer, cards, settings):
+    settings.ISSUER_NAME = "Example Savings Bank"
+    debit = pay(payer, cards.prepaid, "DB", "12.00").json()
+    assert debit["result"]["code"] == APPROVED, debit
+    assert debit["resultDetails"]["clearingInstituteName"] == "Example Savings Bank"
+    refund = payer.ref("RF", debit["id"], "2.00").json()
+    assert refund["resultDetails"]["clearingInstituteName"] == "Example Savings Bank"
+    inquiry = payer.get(debit["id"]).json()
+    assert inquiry["resultDetails"]["clearingInstituteName"] == "Example Savings Bank"
+    elsewhere = payer.pay("DB", "12.00", number=VISA).json()  # not the issuer's: the network
+    assert elsewhere["resultDetails"]["clearingInstituteName"] == "Simulator"
+    stored = Payment.objects.get(pk=debit["id"])
+    assert stored.clearing_institute == "Example Savings Bank"

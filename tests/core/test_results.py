@@ -38,3 +38,14 @@ def test_docs_api_md_lists_every_code_of_the_registry():
     for code in results.catalogue():
         assert f"`{code}`" in documented
     assert table() in documented
+
+
+def test_every_family_has_a_name_and_the_declines_are_the_issuers_and_risks():
+    assert {name for name, _ in results.FAMILIES} | {"unclassified"} == set(results.FAMILY_NAMES)
+    assert set(results.DECLINE_FAMILIES) <= set(results.FAMILY_NAMES)
+    assert results.is_decline("800.100.203") and results.is_decline("100.400.311")
+    for code in ("000.200.000", "700.400.100", "200.300.404", "900.100.300", "100.100.303"):
+        assert not results.is_decline(code), code
+    assert results.family_name("800.100.203") == "external bank declines"
+    text = (Path(settings.BASE_DIR) / "docs" / "api.md").read_text()
+    assert "| external bank declines | `^(800" in text and "| risk | `^(100" in text

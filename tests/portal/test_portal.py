@@ -119,6 +119,20 @@ def test_transactions_filter_export_and_chain(client, shop, merchant):
     assert merchant.entity.plain_token not in page + detail
 
 
+def test_the_chain_shows_every_descendant(client, shop, payer):
+    """A refund of a capture is in the chain of the PA, the capture and the refund."""
+    capture = Payment.objects.get(payment_type="CP")
+    assert code(payer.ref("RF", capture.pk, "5.00")) == "000.000.000"
+    refund = Payment.objects.get(payment_type="RF", referenced=capture)
+    authorization = capture.referenced
+    sign_in(client, "shop-admin")
+    for member in (authorization, capture, refund):
+        page = client.get(f"/portal/transactions/{member.pk}/").content.decode()
+        chain = page.split("<h2>Chain</h2>", 1)[1]
+        for pk in (authorization.pk, capture.pk, refund.pk):
+            assert f"/portal/transactions/{pk}/" in chain
+
+
 def test_another_merchants_payments_are_not_there(client, shop, other_shop):
     other, _ = other_shop
     theirs = Payment.objects.get(merchant=other)
@@ -211,6 +225,29 @@ def test_settlements_reports_chargebacks_and_daily_files(client, shop, merchant,
     assert b"".join(download.streaming_content).startswith(b"HRECONDT_300001")
     assert client.get(f"/portal/files/{theirs.pk}/").status_code == 404
     assert client.get(f"/portal/reports/daily/{today:%Y-%m-%d}.csv").status_code == 404
+
+
+def test_a_provisional_run_is_marked_in_the_portal_and_the_admin(
+    client, admin_client, shop, merchant
+):
+    from django.utils import timezone
+
+    from reconciliation.settlement import business_day_bounds, settlement_run
+
+    today = timezone.now().date()
+    settlement_run(merchant=merchant, day=today)  # before the day's cut-off
+    sign_in(client, "shop-admin")
+    runs = client.get("/portal/settlements/").content.decode()
+    assert "provisional" in runs.split("<tbody>", 1)[1]
+    listed = admin_client.get("/admin/reconciliation/settlementrun/").content.decode()
+    assert "provisional" in listed.split('id="result_list"', 1)[1]
+    settlement_run(merchant=merchant, day=today, now=business_day_bounds(today)[1])
+    assert (
+        "provisional"
+        not in client.get("/portal/settlements/").content.decode().split("<tbody>", 1)[1]
+    )
+    listed = admin_client.get("/admin/reconciliation/settlementrun/").content.decode()
+    assert "final" in listed.split('id="result_list"', 1)[1]
 
 
 def test_the_admin_opens_with_a_dashboard(admin_client, shop, merchant):

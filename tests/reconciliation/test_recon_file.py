@@ -139,7 +139,7 @@ def test_amounts_in_each_currencys_minor_units(
     assert code(payer.pay("DB", amount, currency=currency)) == "000.000.000"
     [line] = detail_lines(merchant.entity, today, production=True)
     assert len(line) == 257  # before settlement: a reconciliation amount of 0
-    call_command("settle", "--date", f"{today:%Y-%m-%d}", stdout=io.StringIO())
+    call_command("settle", "--date", f"{today:%Y-%m-%d}", "--before-cutoff", stdout=io.StringIO())
     [line] = detail_lines(merchant.entity, today, production=True)
     record = sliced(line.encode())
     assert (record["amount"], record["currency"]) == (minor, NUMERIC[currency])
@@ -373,7 +373,7 @@ def test_a_merchant_that_cannot_be_settled_stops_nobody(merchant, participator, 
     today = timezone.now().date()
     out, err = io.StringIO(), io.StringIO()
     with pytest.raises(CommandError, match="1 merchant"):
-        call_command("settle", "--date", f"{today}", stdout=out, stderr=err)
+        call_command("settle", "--date", f"{today}", "--before-cutoff", stdout=out, stderr=err)
     assert f"{merchant.merchant_id}: not settled: no exchange rate" in err.getvalue()
     assert SettlementRun.objects.get().merchant == other
     err = io.StringIO()

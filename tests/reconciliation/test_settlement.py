@@ -97,7 +97,7 @@ def test_the_command_settles_a_day(merchant, day_of_payments):
     from django.core.management import call_command
 
     out = StringIO()
-    call_command("settle", "--date", f"{day_of_payments:%Y-%m-%d}", stdout=out)
+    call_command("settle", "--date", f"{day_of_payments:%Y-%m-%d}", "--before-cutoff", stdout=out)
     assert "net 208.43" in out.getvalue() and "1 settlement run(s)" in out.getvalue()
     call_command(
         "settle",
@@ -105,9 +105,59 @@ def test_the_command_settles_a_day(merchant, day_of_payments):
         f"{day_of_payments:%Y-%m-%d}",
         "--merchant",
         merchant.merchant_id,
+        "--before-cutoff",
         stdout=StringIO(),
     )
     assert SettlementRun.objects.get().net_amount == Decimal("208.43")
+
+
+def test_the_command_refuses_a_day_that_has_not_ended(merchant, day_of_payments):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    for merchant_option in ([], ["--merchant", merchant.merchant_id]):
+        with pytest.raises(CommandError, match="has not ended.*--before-cutoff"):
+            call_command(
+                "settle",
+                "--date",
+                f"{day_of_payments:%Y-%m-%d}",
+                *merchant_option,
+                stdout=StringIO(),
+            )
+    assert not SettlementRun.objects.exists()
+
+
+def test_a_day_settled_before_its_cutoff_is_provisional_until_settled_after_it(
+    merchant, day_of_payments
+):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("settle", "--date", f"{day_of_payments:%Y-%m-%d}", "--before-cutoff", stdout=out)
+    assert "net 208.43 (provisional)" in out.getvalue()
+    assert SettlementRun.objects.get().provisional
+    end = business_day_bounds(day_of_payments)[1]
+    final = settlement_run(merchant=merchant, day=day_of_payments, now=end)
+    assert not final.provisional and final.net_amount == Decimal("208.43")
+    assert SettlementRun.objects.get().pk == final.pk
+
+
+def test_a_provisional_run_is_settled_again_for_the_daily_file(merchant, payer, plan):
+    from reconciliation.settlement import settle_unsettled
+
+    today = timezone.now().date()
+    payer.pay("DB", "10.00")
+    first = settlement_run(merchant=merchant, day=today)
+    assert first.provisional and first.sales_count == 1
+    payer.pay("DB", "15.00")  # later the same day
+    [again] = settle_unsettled([merchant.pk], today)
+    assert again.pk == first.pk and (again.sales_count, again.sales_amount) == (2, 25)
+    end = business_day_bounds(today)[1]
+    settlement_run(merchant=merchant, day=today, now=end)  # final: the file keeps it
+    assert settle_unsettled([merchant.pk], today) == []
 
 
 def test_the_beat_task_settles_the_last_day_whose_cutoff_passed(merchant, day_of_payments):

@@ -1,8 +1,10 @@
 """python manage.py result_codes [--write docs/api.md]
 
-Prints the table of every declared result code (core.results: the registry the apps declare
-their codes in), or with --write replaces the table between the markers in the given Markdown
-file, so the documented catalogue can never miss a code (tests/core/test_results.py checks it).
+Prints the table of the families the declared codes fall in (their names as core.results names
+them for people, and which are declines) and the table of every declared result code
+(core.results: the registry the apps declare their codes in), or with --write replaces them
+between the markers in the given Markdown file, so the documented catalogue can never miss a code
+nor name a family otherwise than the portal does (tests/core/test_results.py checks it).
 """
 
 from pathlib import Path
@@ -10,13 +12,32 @@ from pathlib import Path
 from django.apps import apps as django_apps
 
 from core.generated_docs import GeneratedDocCommand, replace_between
-from core.results import entries
+from core.results import DECLINE_FAMILIES, FAMILIES, FAMILY_NAMES, entries, family_of
 
 START = "<!-- result-codes:start (.venv/bin/python manage.py result_codes --write docs/api.md) -->"
 END = "<!-- result-codes:end -->"
 
 
+def families() -> str:
+    """One row per family some declared code is of, in the registry's order (the first pattern
+    that matches names a code's family): its name, its pattern, and whether it is a decline."""
+    used = {family_of(entry.result.code) for entry in entries()}
+    lines = ["| Family | Pattern | Decline |", "|---|---|---|"]
+    for name, pattern in FAMILIES:
+        if name in used:
+            escaped = pattern.pattern.replace("|", "\\|")
+            decline = "yes" if name in DECLINE_FAMILIES else ""
+            lines.append(f"| {FAMILY_NAMES[name]} | `{escaped}` | {decline} |")
+    return "\n".join(lines)
+
+
 def table() -> str:
+    """The families, then one row per code: the apps in INSTALLED_APPS order, each app's codes
+    as it declares them."""
+    return f"{families()}\n\n{codes()}"
+
+
+def codes() -> str:
     """One row per code: the apps in INSTALLED_APPS order, each app's codes as it declares them."""
     apps = [config.name for config in django_apps.get_app_configs()]
     declared = list(enumerate(entries()))

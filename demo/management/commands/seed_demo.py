@@ -9,6 +9,9 @@ stores tokens and passwords only hashed and shows them once; this file is the de
 deleted, or belongs to another database) is rotated, the file rewritten, and the command says so.
 `--rotate` makes new ones for all. Prints the credentials and a curl that creates a merchant, with
 `--base-url` (make run passes its own address).
+
+It also gives the demo merchant a recent past (demo.history): payments on the previous business
+days, settled and filed, so Settlements, Daily files and the reports are not empty.
 """
 
 import hmac
@@ -25,6 +28,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from core.bearer import token_hash
+from demo.history import seed_history
 from issuer import demo as issuer_demo
 from issuer.cards import money as issuer_money
 from issuer.cards import services as issuer_services
@@ -137,6 +141,12 @@ class Command(BaseCommand):
                     f"{', '.join(self.replaced)} and wrote the new ones to it"
                 )
             )
+        # Outside the transaction: the payment services call the network between their own.
+        days = seed_history(merchant=Merchant.objects.get(merchant_id=MERCHANT_ID))
+        self.stdout.write(
+            f"Demo history: the merchant's payments of {days[0]:%Y-%m-%d} to {days[-1]:%Y-%m-%d}, "
+            "settled and filed (portal: Settlements, Daily files)"
+        )
         self.show(base, path, credentials)
 
     # --- the objects ---------------------------------------------------------------------------

@@ -31,11 +31,7 @@ PAYMENT_ANSWER = Table(
         F("card.expiryYear", N(4), attr="card_expiry_year"),
         F("resultDetails.AuthCode", AN(6), attr="auth_code"),
         F("resultDetails.AcquirerResponse", TEXT, attr="acquirer_response"),
-        F(
-            "resultDetails.clearingInstituteName",
-            TEXT,
-            source=lambda payment: "Simulator" if payment.stan else None,
-        ),
+        F("resultDetails.clearingInstituteName", TEXT, attr="clearing_institute"),
         F("additionalData.TraceAuditNo", N(6), attr="stan"),
         F("additionalData.EntryMode", N(2), attr="entry_mode"),
         F("additionalData.ConditionCode", N(2), attr="condition_code"),

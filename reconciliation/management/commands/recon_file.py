@@ -19,8 +19,8 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from merchants.models import Entity
-from reconciliation.recon.generate import count_details, merchants_of, produce, storage
-from reconciliation.settlement import business_day_bounds, settle_unsettled
+from reconciliation.recon.generate import count_details, recon_file_produce, storage
+from reconciliation.settlement import business_day_bounds
 
 
 class Command(BaseCommand):
@@ -65,20 +65,25 @@ class Command(BaseCommand):
                 f"the business day {day} has not ended (its cut-off is "
                 f"{business_day_bounds(day)[1]:%Y-%m-%d %H:%M %Z}); --before-cutoff for a preview"
             )
-        if not no_settle:
-            failures: list[tuple[str, str]] = []
-            settle_unsettled(merchants_of(found), day, failures)
-            for merchant_id, why in failures:
-                self.stderr.write(
-                    f"{merchant_id}: not settled ({why}): its reconciliation amounts are 0"
-                )
         from django.conf import settings
 
         kind = settings.RECON_PRODUCTION if production is None else production
         total = count_details(found, day, production=kind)
         stream = getattr(self.stderr, "_out", sys.stderr)  # the bar writes \r, not lines
+        failures: list[tuple[str, str]] = []
         with tqdm(total=total, unit=" records", file=stream, disable=False) as bar:
-            produced = produce(found, day, production=kind, progress=bar.update)
+            produced = recon_file_produce(
+                entity=found,
+                day=day,
+                production=kind,
+                settle=not no_settle,
+                progress=bar.update,
+                failures=failures,
+            )
+        for merchant_id, why in failures:
+            self.stderr.write(
+                f"{merchant_id}: not settled ({why}): its reconciliation amounts are 0"
+            )
         record = produced.record
         self.stderr.write(
             f"{record.name}: {record.records} detail records, {record.size} bytes, "

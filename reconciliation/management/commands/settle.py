@@ -1,7 +1,11 @@
 """Settle every merchant with payments on a business day (or one merchant), and print each
 run's figures.
 
-    .venv/bin/python manage.py settle --date 2026-11-24 [--merchant 10000001]
+    .venv/bin/python manage.py settle --date 2026-11-24 [--merchant 10000001] [--before-cutoff]
+
+A day whose cut-off has not passed is refused, as recon_file refuses it: --before-cutoff settles
+it all the same, as a provisional run (marked so in the portal and the admin) that the run after
+the cut-off replaces.
 """
 
 from datetime import date
@@ -12,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 from core.display import amount_text
 from core.errors import ApplicationError
 from merchants.models import Merchant
-from reconciliation.settlement import settle_day, settlement_run
+from reconciliation.settlement import business_day_bounds, day_ended, settle_day, settlement_run
 
 
 class Command(BaseCommand):
@@ -21,12 +25,31 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--date", required=True, help="YYYY-MM-DD")
         parser.add_argument("--merchant", help="merchant.id (default: every merchant)")
+        parser.add_argument(
+            "--before-cutoff",
+            action="store_true",
+            help="settle a day whose cut-off has not passed (a provisional run: it misses what "
+            "the rest of the day brings)",
+        )
 
-    def handle(self, *args: Any, date: str, merchant: str | None, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        date: str,
+        merchant: str | None,
+        before_cutoff: bool,
+        **options: Any,
+    ) -> None:
         try:
             day = _parse(date)
         except ValueError:
             raise CommandError(f"--date {date!r} is not YYYY-MM-DD") from None
+        if not day_ended(day) and not before_cutoff:
+            raise CommandError(
+                f"the business day {day} has not ended (its cut-off is "
+                f"{business_day_bounds(day)[1]:%Y-%m-%d %H:%M %Z}); --before-cutoff for a "
+                "provisional run"
+            )
         failures: list[tuple[str, str]] = []
         if merchant:
             found = Merchant.objects.filter(merchant_id=merchant).first()
@@ -48,7 +71,7 @@ class Command(BaseCommand):
                 f"chargebacks {run.chargebacks_count}/-{money(run.chargebacks_amount)}"
                 f"+{money(run.chargeback_reversals_amount)} fees {money(run.fees_amount)} "
                 f"reserve -{money(run.reserve_held)}+{money(run.reserve_released)} "
-                f"net {money(run.net_amount)}"
+                f"net {money(run.net_amount)}" + (" (provisional)" if run.provisional else "")
             )
         self.stdout.write(f"{len(runs)} settlement run(s)")
         for merchant_id, why in failures:
