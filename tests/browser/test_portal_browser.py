@@ -229,7 +229,7 @@ def test_the_overviews_columns_start_level(live_server: Any, screen: Tab, day: A
         assert len(tops) in (2, 4), row
         for left, right in zip(tops[::2], tops[1::2], strict=True):
             assert abs(left - right) <= 1, (row, tops)  # the right-hand card is not lower
-    screenshot(screen, "portal-overview.png")
+    screenshot(screen, "portal-overview-1280.png")
     assert not screen.page_errors
 
 
