@@ -6,7 +6,7 @@ from typing import Any
 
 from core import results
 from core.errors import ApplicationError, ParameterError
-from core.fields import UN, Amount, Choice, N
+from core.fields import UN, Amount, Choice, Month, N
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given
 
 from .. import results as issuer_results
@@ -262,7 +262,7 @@ card(
     Table(
         [
             CARD_REFERENCE,
-            F("expiryMonth", N(2, min=2), OPTIONAL),
+            F("expiryMonth", Month(), OPTIONAL),
             F("expiryYear", N(4, min=4), OPTIONAL),
         ]
     ),

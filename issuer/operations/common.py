@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from core.fields import AN, Amount, Choice, Country, Currency, N
+from core.fields import AN, Amount, Choice, Country, Currency, Month, N
 from core.tables import MANDATORY, OPTIONAL, F, given, together
 
 from ..cards import money, services
@@ -47,7 +47,7 @@ SECURITY_CODE = F(
 )
 EXPIRY_MONTH = F(
     "expiryMonth",
-    Choice(tuple(f"{month:02d}" for month in range(1, 13))),
+    Month(),
     OPTIONAL,
     meaning="MM, with expiryYear: checked against the card's",
 )
