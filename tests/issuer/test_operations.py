@@ -24,7 +24,7 @@ from issuer.cards.models import (
     ProductOperation,
 )
 from issuer.operations.catalogue import CATALOGUE
-from issuer.operations.examples import EXAMPLES
+from issuer.operations.examples import EXAMPLES, given_values
 from tests.factories import MerchantFactory
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,7 @@ def member(answer: dict[str, Any], path: str) -> str:
 
 
 def test_every_operation_of_the_catalogue_has_an_example_that_works(cards):
-    kept: dict[str, str] = {}
+    kept = given_values(CLIENT)
     for group, name, payload, keep, expected in EXAMPLES:
         answer = call(group, name, **fill(payload, kept))
         if expected:
@@ -86,7 +86,7 @@ def test_every_operation_of_the_catalogue_has_an_example_that_works(cards):
 
 
 def test_the_demo_prepaid_card_ends_the_examples_with_the_balance_the_examples_give(cards):
-    kept: dict[str, str] = {}
+    kept = given_values(CLIENT)
     for group, name, payload, keep, _ in EXAMPLES:
         answer = call(group, name, **fill(payload, kept))
         for label, path in keep.items():

@@ -10,11 +10,12 @@ tests/issuer/test_docs_issuer.py checks the file is up to date.
 """
 
 import json
+import re
 
 from core.generated_docs import GeneratedDocCommand, replace_between
 from issuer.operations import IMPLEMENTED
 from issuer.operations.catalogue import CATALOGUE, SCOPE_DESCRIPTIONS
-from issuer.operations.examples import EXAMPLES
+from issuer.operations.examples import EXAMPLES, GIVEN
 
 START = (
     "<!-- catalogue:start (.venv/bin/python manage.py issuer_catalogue --write docs/issuer.md) -->"
@@ -40,14 +41,25 @@ def _cell(text: str) -> str:
 
 
 def _example(group: str, name: str) -> str:
+    """The operation's examples (a second one: "Or"), each with where its `<name>`s come from."""
+    shown: list[str] = []
     for g, n, payload, keep, expected in EXAMPLES:
         if (g, n) == (group, name):
             text = json.dumps(payload, indent=1, ensure_ascii=False)
             note = f" (answers `{expected}`)" if expected else ""
+            lead = "Or" if shown else "Example"
+            given = [
+                f"`<{label}>` is {what}" for label, what in GIVEN.items() if f"<{label}>" in text
+            ]
+            before = f"\n{'; '.join(given)}.\n" if given else ""
             kept = ", ".join(f"`<{label}>` is its `{path}`" for label, path in keep.items())
             after = f"\nFrom the answer: {kept}.\n" if kept else ""
-            return f"Example{note}:\n\n```json\n{text}\n```\n{after}"
-    return ""
+            shown.append(f"{lead}{note}:\n\n```json\n{text}\n```\n{before}{after}")
+    return "\n".join(shown)
+
+
+def payload_labels(text: str) -> set[str]:
+    return set(re.findall(r"<(\w+)>", text))
 
 
 def _order(group: str) -> list[str]:
