@@ -109,9 +109,19 @@ def oob_get_for_client(
             "no out-of-band authentication with this authenticationId for this requestor",
         )
     now = now or timezone.now()
-    if auth.status == OOBStatus.PENDING and auth.expires_at <= now:
+    if oob_status_at(auth, now) != auth.status:  # overdue: record it
         auth = _expire_if_due(auth.pk, now)
     return auth
+
+
+def oob_status_at(auth: OOBAuthentication, now: datetime | None = None) -> OOBStatus:
+    """What an authentication is at `now`: its status, or EXPIRED for one still PENDING past its
+    expiry, whether or not the expiry task (or an answer, or the requestor's inquiry) has
+    recorded it yet. Writes nothing: the cardholder's page shows it on a GET."""
+    now = now or timezone.now()
+    if auth.status == OOBStatus.PENDING and auth.expires_at <= now:
+        return OOBStatus.EXPIRED
+    return OOBStatus(auth.status)
 
 
 def oob_for_link(*, authentication_id: str, link_token: str) -> OOBAuthentication | None:

@@ -15,16 +15,15 @@ holds it can answer with or without a browser. Django's check would add nothing 
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from core.schema import documented
 
-from .models import OOBAuthentication, OOBStatus
+from .models import OOBStatus
 from .protocol.openapi import oob_page_operations
 from .selectors import oob_card_shown
-from .services import OOBAlreadyDecided, oob_cardholder_answer, oob_for_link
+from .services import OOBAlreadyDecided, oob_cardholder_answer, oob_for_link, oob_status_at
 
 # title, text, tone (the colour of the card: ok, stop, muted)
 DONE_TEXT = {
@@ -61,12 +60,12 @@ def _message(
     return _private(render(request, "issuer/message.html", context, status=status))
 
 
-def _final_page(request: HttpRequest, auth: OOBAuthentication) -> HttpResponse:
-    if auth.status == OOBStatus.EXPIRED:
+def _final_page(request: HttpRequest, shown: OOBStatus) -> HttpResponse:
+    if shown == OOBStatus.EXPIRED:
         title, status = "Request expired", 410
     else:
         title, status = "Already answered", 409
-    text = f"{FINAL_TEXT[OOBStatus(auth.status)]} Nothing was changed."
+    text = f"{FINAL_TEXT[shown]} Nothing was changed."
     return _message(request, title, text, status)
 
 
@@ -80,10 +79,9 @@ def oob_page(request: HttpRequest, authentication_id: str, token: str) -> HttpRe
             request, "Not found", "This link is not valid. Open the request from your app.", 404
         )
     if request.method == "GET":
-        if auth.status == OOBStatus.PENDING and auth.expires_at <= timezone.now():
-            auth.status = OOBStatus.EXPIRED  # shown as such; the expiry task records it
-        if auth.status != OOBStatus.PENDING:
-            return _final_page(request, auth)
+        shown = oob_status_at(auth)  # an overdue one is EXPIRED; the GET records nothing
+        if shown != OOBStatus.PENDING:
+            return _final_page(request, shown)
         card = oob_card_shown(auth=auth)
         return _private(render(request, "issuer/oob.html", {"auth": auth, "card": card}))
 
@@ -95,7 +93,7 @@ def oob_page(request: HttpRequest, authentication_id: str, token: str) -> HttpRe
             authentication_id=auth.pk, link_token=token, approve=decision == "approve"
         )
     except OOBAlreadyDecided as exc:
-        return _final_page(request, exc.authentication)
+        return _final_page(request, OOBStatus(exc.authentication.status))
     if decided is None:  # the link stopped matching between the two reads: cannot happen
         return _message(request, "Not found", "This link is not valid.", 404)
     title, text, tone = DONE_TEXT[OOBStatus(decided.status)]

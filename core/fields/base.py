@@ -84,6 +84,13 @@ class FieldType:
         """The JSON Schema of the accepted values; by default single-line text."""
         return Shape(pattern=SINGLE_LINE)
 
+    def boundaries(self) -> tuple[str, ...]:
+        """For a ranged or enumerated type: values at its edges and just beyond them (a month's
+        00, 01, 12, 13; each value of an enumeration and one outside it), where its `shape`
+        must admit exactly what `parse` accepts (tests/core/test_schema_ranges.py checks every
+        type of the OpenAPI document). Empty for a type with no range or enumeration."""
+        return ()
+
     def format(self, value: Any) -> str:
         """A stored value as an answer shows it (the inverse of `parse`)."""
         return str(value)

@@ -30,6 +30,9 @@ class Country(FieldType):
     def valid(self) -> str:
         return "DE"
 
+    def boundaries(self) -> tuple[str, ...]:
+        return (*_codes("countries", "alpha_2"), "XX", "de", "D")
+
     def invalid(self) -> list[str]:
         return ["de", "XX", "DEU", "1A"]
 
@@ -51,6 +54,9 @@ class Currency(FieldType):
 
     def valid(self) -> str:
         return "EUR"
+
+    def boundaries(self) -> tuple[str, ...]:
+        return (*_codes("currencies", "alpha_3"), "XYZ", "eur", "EU")
 
     def invalid(self) -> list[str]:
         return ["eur", "XYZ", "EURO"]
@@ -76,6 +82,9 @@ class CurrencyNumeric(FieldType):
 
     def valid(self) -> str:
         return "978"
+
+    def boundaries(self) -> tuple[str, ...]:
+        return (*_codes("currencies", "numeric"), "000", "001", "97")
 
     def invalid(self) -> list[str]:
         return ["EUR", "97", "9780", "000"]

@@ -48,6 +48,16 @@ class Date(FieldType):
     def describe(self) -> str:
         return f"a date {self.fmt}"
 
+    def boundaries(self) -> tuple[str, ...]:
+        """The years, months and days at the edges and beyond (in months of 31 days: the
+        calendar's shorter months are the parser's alone)."""
+        layout = _DATE_FORMATS[self.fmt].replace("%Y", "{y}").replace("%m", "{m}")
+        layout = layout.replace("%d", "{d}")
+        edges = [("1899", "12", "31"), ("1900", "01", "01"), ("2099", "12", "31")]
+        edges += [("2100", "01", "01"), ("2024", "00", "10"), ("2024", "13", "10")]
+        edges += [("2024", "01", "00"), ("2024", "01", "32"), ("2024", "12", "31")]
+        return tuple(layout.format(y=y, m=m, d=d) for y, m, d in edges)
+
     def valid(self) -> str:
         return date(2024, 1, 31).strftime(_DATE_FORMATS[self.fmt])
 
@@ -92,6 +102,11 @@ class UtcTimestamp(FieldType):
     def describe(self) -> str:
         return f"a UTC date and time {self.fmt}"
 
+    def boundaries(self) -> tuple[str, ...]:
+        times = ("0000", "2359", "2400", "2360", "1299")
+        days = ("19000101", "20991231", "18991231", "21000101", "20241301", "20240132")
+        return (*(f"20240131{time}" for time in times), *(f"{day}1200" for day in days))
+
     def valid(self) -> str:
         return "202401311230"
 
@@ -124,8 +139,17 @@ class Timestamp(FieldType):
 
     def shape(self) -> Shape:
         return Shape(
-            r"[0-9]{4}-[0-9]{2}-[0-9]{2} (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}\+0000"
+            rf"[0-9]{{4}}-{_MONTH}-{_DAY} (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{{3}}"
+            r"\+0000"
         )
+
+    def boundaries(self) -> tuple[str, ...]:
+        moments = [
+            *("2026-01-31 00:00:00", "2026-12-31 23:59:59", "2026-13-01 12:00:00"),
+            *("2026-00-10 12:00:00", "2026-01-32 12:00:00", "2026-01-00 12:00:00"),
+            *("2026-01-31 24:00:00", "2026-01-31 12:60:00", "2026-01-31 12:00:60"),
+        ]
+        return tuple(f"{moment}.000+0000" for moment in moments)
 
     def describe(self) -> str:
         return "a UTC time yyyy-MM-dd HH:mm:ss.SSS+0000"

@@ -105,6 +105,11 @@ class Choice(FieldType):
     def invalid(self) -> list[str]:
         return ["NOT_A_VALUE"]
 
+    def boundaries(self) -> tuple[str, ...]:
+        """Every value and spelling, one outside them, and each value in the other case."""
+        spellings = [*self.values, *self.aliases]
+        return tuple(dict.fromkeys([*spellings, "NOT_A_VALUE", *(v.swapcase() for v in spellings)]))
+
 
 @dataclass(frozen=True)
 class Hex(FieldType):

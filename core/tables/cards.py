@@ -1,7 +1,7 @@
 """The card fields of the specification's payment request, shared by every table that takes a
 card (payments, registrations, scheme tokens)."""
 
-from ..fields import AN
+from ..fields import AN, Month, Year
 from .table import CONDITIONAL, OPTIONAL, F
 
 C, OPT = CONDITIONAL, OPTIONAL
@@ -11,12 +11,8 @@ CARD_NUMBER = AN(19, min=12, pattern=r"[0-9]+", what="12 to 19 digits", example=
 CARD_ROWS = [
     F("card.number", CARD_NUMBER, C, secret=True),
     F("card.holder", AN(128, min=3, example="Jane Doe"), OPT),
-    F("card.expiryMonth", AN(2, min=2, pattern=r"0[1-9]|1[0-2]", what="01 to 12", example="12"), C),
-    F(
-        "card.expiryYear",
-        AN(4, min=4, pattern=r"(19|20)[0-9][0-9]", what="19xx or 20xx", example="2030"),
-        C,
-    ),
+    F("card.expiryMonth", Month(), C),
+    F("card.expiryYear", Year(), C),
     F(
         "card.cvv",
         AN(4, min=3, pattern=r"[0-9]{3,4}", what="3 or 4 digits", example="123"),

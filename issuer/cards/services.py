@@ -179,6 +179,16 @@ def customer_of(client_id: str, reference: str, *, lock: bool = False) -> Custom
     return customer
 
 
+def card_of_number(client_id: str, number: str) -> Card:
+    """The requestor's own card with this number, by its keyed fingerprint (the number itself is
+    never stored in clear nor logged). Another requestor's card, like an unknown number, is
+    CARD_NOT_FOUND: nobody learns which numbers the issuer holds for someone else."""
+    card = _cards(client_id).filter(pan_fingerprint=core_cards.fingerprint(number)).first()
+    if card is None:
+        raise NotFound(results.CARD_NOT_FOUND)
+    return card
+
+
 def card_by_number(number: str) -> Card | None:
     """The issuer's card with this number (any requestor's), by fingerprint (issue 15)."""
     return Card.objects.filter(pan_fingerprint=core_cards.fingerprint(number)).first()

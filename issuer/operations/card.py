@@ -6,7 +6,7 @@ from typing import Any
 
 from core import results
 from core.errors import ApplicationError, ParameterError
-from core.fields import UN, Amount, Choice, N
+from core.fields import UN, Amount, Choice, Month, N
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given
 
 from .. import results as issuer_results
@@ -14,10 +14,12 @@ from ..cards import services
 from ..cards.lookups import REPLACEMENT_REASONS, STATUS_REASONS
 from ..cards.models import CardForm, CardStatus, Channel, Region, SecureChannel
 from .common import (
+    CARD_BY_REFERENCE_OR_NUMBER,
     CARD_REFERENCE,
     PIN,
     address_of,
     address_rows,
+    card_by_reference_or_number,
     card_fields,
     card_for,
     items,
@@ -50,9 +52,13 @@ def _limits(card_obj: Any) -> list[dict[str, Any]]:
     ]
 
 
-@card("CardInfoInquiry", Table([CARD_REFERENCE]), "the card: status, form, limits, channel")
+@card(
+    "CardInfoInquiry",
+    CARD_BY_REFERENCE_OR_NUMBER,
+    "the card (by cardReference or its number): status, form, limits, channel",
+)
 def info(call: Call) -> Answer:
-    found = card_for(call)
+    found = card_by_reference_or_number(call)
     fields = {
         **card_fields(found),
         "limits": _limits(found),
@@ -262,7 +268,7 @@ card(
     Table(
         [
             CARD_REFERENCE,
-            F("expiryMonth", N(2, min=2), OPTIONAL),
+            F("expiryMonth", Month(), OPTIONAL),
             F("expiryYear", N(4, min=4), OPTIONAL),
         ]
     ),

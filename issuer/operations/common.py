@@ -7,8 +7,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from core.fields import AN, Amount, Choice, Country, Currency, N
-from core.tables import MANDATORY, OPTIONAL, F, given, together
+from core.fields import AN, Amount, Choice, Country, Currency, Month, N
+from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given, together
 
 from ..cards import money, services
 from ..cards.models import Card, CardTransaction
@@ -47,7 +47,7 @@ SECURITY_CODE = F(
 )
 EXPIRY_MONTH = F(
     "expiryMonth",
-    Choice(tuple(f"{month:02d}" for month in range(1, 13))),
+    Month(),
     OPTIONAL,
     meaning="MM, with expiryYear: checked against the card's",
 )
@@ -101,6 +101,53 @@ def card_for(call: Call, name: str = "cardReference") -> Card:
     if call.entry is not None:
         services.require_letter(card.product, call.entry)
     return card
+
+
+def card_by_reference_or_number(call: Call) -> Card:
+    """The requestor's card of a CARD_BY_REFERENCE_OR_NUMBER request: named by cardReference, or
+    its own card with that cardNumber; once its product runs the operation."""
+    if not call.fields.get("cardNumber"):
+        return card_for(call)
+    card = services.card_of_number(call.client_id, call.fields["cardNumber"])
+    if call.entry is not None:
+        services.require_letter(card.product, call.entry)
+    return card
+
+
+def _one_card(flat: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+    sent = [name for name in ("cardReference", "cardNumber") if given(flat, name)]
+    if not sent:
+        yield "cardReference", "is required (or the card's cardNumber)"
+    elif len(sent) == 2:
+        yield "cardNumber", "is sent instead of cardReference, not with it"
+
+
+# The card by its reference or, for a requestor that knows only the number (a card it has just
+# been handed), by its number: one of the two. The number is looked up by its keyed fingerprint
+# among the requestor's own cards only, never echoed (a secret row) and never answered: the
+# answer names the card by cardReference and maskedCardNumber. It is one of the two fields a
+# card number may be sent in (registry.CARD_NUMBER_FIELDS).
+CARD_BY_REFERENCE_OR_NUMBER = Table(
+    [
+        F(
+            "cardReference",
+            CardReference(),
+            CONDITIONAL,
+            meaning="the card (CardApplication's answer); or cardNumber",
+            secret=True,
+        ),
+        F(
+            "cardNumber",
+            N(19, min=12),
+            CONDITIONAL,
+            meaning="instead of cardReference: the number of one of the requestor's own cards "
+            "(another requestor's answers like an unknown one); the answer names the card by "
+            "cardReference",
+            secret=True,
+        ),
+    ],
+    rules=[_one_card],
+)
 
 
 def original_for(call: Call) -> CardTransaction:

@@ -7,7 +7,15 @@ from core.tables import MANDATORY, OPTIONAL, F, Table
 from ..cards import money, services
 from ..cards.models import KycStatus
 from ..cards.services import CUSTOMER_UPDATABLE
-from .common import CARD_REFERENCE, address_rows, card_fields, card_for, customer_fields
+from .common import (
+    CARD_BY_REFERENCE_OR_NUMBER,
+    CARD_REFERENCE,
+    address_rows,
+    card_by_reference_or_number,
+    card_fields,
+    card_for,
+    customer_fields,
+)
 from .registry import Answer, Call, group
 
 customer = group("customer")
@@ -22,11 +30,11 @@ ACCOUNT_REFERENCE = F(
 
 @customer(
     "CardInfoInquiry",
-    Table([CARD_REFERENCE]),
-    "the card and its cardholder, with the card's status",
+    CARD_BY_REFERENCE_OR_NUMBER,
+    "the card (by cardReference or its number) and its cardholder, with the card's status",
 )
 def card_info(call: Call) -> Answer:
-    card = card_for(call)
+    card = card_by_reference_or_number(call)
     fields = {**card_fields(card), "customer": customer_fields(card.customer)}
     return results.REQUEST_SUCCEEDED, fields, None
 

@@ -1,12 +1,28 @@
 """An example request of every catalogue operation, in an order that works against a fresh
 `make run` (its demo cards crd_demo_prepaid and crd_demo_debit, issuer.demo). A value
-`<name>` is an id an earlier answer returned (the fourth item says which member): docs/issuer.md
+`<name>` is an id an earlier answer returned (the fourth item says which member) or one of the
+demo's own values (GIVEN: the prepaid card's number): docs/issuer.md
 shows these examples, in this order (`manage.py issuer_catalogue --write docs/issuer.md`), and
 tests/issuer/test_operations.py runs them in this order, filling the ids in."""
 
 from typing import Any
 
 PREPAID, DEBIT = "crd_demo_prepaid", "crd_demo_debit"
+
+# Values an example takes from the demo itself, not from an earlier answer: what the docs say
+# of each, and how the tests fill it in (`given_values`).
+GIVEN = {
+    "number": "the demo prepaid card's number: the `on-us card` line `make run` (seed_demo) prints",
+}
+
+
+def given_values(client_id: str) -> dict[str, str]:
+    """The GIVEN values for the demo requestor `client_id` (its demo cards, issuer.demo)."""
+    from ..cards import services
+    from ..demo import PREPAID_CARD
+
+    return {"number": services.card_number(services.card_of(client_id, PREPAID_CARD))}
+
 
 # (group, operation, payload, the answer's id or member kept as <name>, expected result)
 EXAMPLES: list[tuple[str, str, dict[str, Any], dict[str, str], str]] = [
@@ -29,6 +45,8 @@ EXAMPLES: list[tuple[str, str, dict[str, Any], dict[str, str], str]] = [
         "",
     ),
     ("customer", "CardInfoInquiry", {"cardReference": PREPAID}, {}, ""),
+    # A requestor that knows only the number finds its card's cardReference (never the number).
+    ("customer", "CardInfoInquiry", {"cardNumber": "<number>"}, {}, ""),
     ("customer", "AccountInfoInquiry", {"accountReference": "<account>"}, {}, ""),
     (
         "customer",

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from stdnum import luhn
 
-from core.fields import AN, FieldType, Shape
+from core.fields import AN, FieldType, Ranged, Shape
 
 REFERENCE = r"[A-Za-z0-9][A-Za-z0-9._:*-]*"
 TRANSACTION_ID = AN(64, pattern=REFERENCE, what="letters, digits and . _ : * -")
@@ -68,32 +68,24 @@ class CardReference(FieldType):
         return ["4111111111111111", "4111 1111 1111 1111", "tok", "a" * (self.max + 1), "t@k0"]
 
 
-@dataclass(frozen=True)
-class Seconds(FieldType):
-    """A whole number of seconds in [min, max]; a JSON number or a string of digits."""
+class Seconds(Ranged):
+    """A whole number of seconds in [low, high]; a JSON number or a string of digits (up to six
+    digits, or as many as `high` has; leading zeros allowed)."""
 
-    min: int
-    max: int
+    def __init__(self, low: int, high: int) -> None:
+        super().__init__(low, high, digits=max(6, len(str(high))))
 
-    def parse(self, text: str) -> int:
-        if not (text.isascii() and text.isdigit() and len(text) <= 6):
-            raise self.error()
-        value = int(text)
-        if not self.min <= value <= self.max:
-            raise self.error()
-        return value
+    def parse(self, text: str) -> int:  # type: ignore[override]
+        return int(super().parse(text))
 
     def describe(self) -> str:
-        return f"a whole number of seconds from {self.min} to {self.max}"
-
-    def shape(self) -> Shape:
-        return Shape("[0-9]+", 1, 6)
+        return f"a whole number of seconds from {self.low} to {self.high}"
 
     def valid(self) -> str:
-        return str(self.min)
+        return str(self.low)
 
     def invalid(self) -> list[str]:
-        return [str(self.min - 1), str(self.max + 1), "1.5", "abc"]
+        return [str(self.low - 1), str(self.high + 1), "1.5", "abc"]
 
 
 def returned_id(what: str) -> AN:

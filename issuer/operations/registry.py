@@ -17,7 +17,7 @@ from typing import Any
 from core import results
 from core.envelope import envelope
 from core.errors import ApplicationError, ParameterError, error_answer
-from core.tables import Table
+from core.tables import F, Table
 
 from .catalogue import CATALOGUE, SCOPE_DESCRIPTIONS, Entry
 
@@ -67,12 +67,43 @@ class Operation:
 
 IMPLEMENTED: dict[tuple[str, str], Operation] = {}
 
+# The only fields a card number (PAN) may be sent in, by operation: the number a Replacement
+# SPECIFIC gives the new card, and the number CardInfoInquiry finds the requestor's own card by.
+# Each is a secret row (never echoed in an error) that its handler turns into a card at once:
+# the number is never stored in clear, answered or logged. Anywhere else a card number is
+# refused (`_card_numbers`), and `register` refuses a secret row that would take one unlisted.
+CARD_NUMBER_FIELDS: dict[tuple[str, str], str] = {
+    ("card", "Replacement"): "cardNumber",
+    ("card", "CardInfoInquiry"): "cardNumber",
+    ("customer", "CardInfoInquiry"): "cardNumber",
+}
+# What a card number looks like to a field type (Luhn-valid, 16 digits).
+_A_CARD_NUMBER = "4111111111111111"
+
+
+def _takes_a_card_number(row: F) -> bool:
+    try:
+        row.type.parse(_A_CARD_NUMBER)
+    except ValueError:
+        return False
+    return True
+
 
 def register(group: str, name: str, *, table: Table, summary: str) -> Callable[[Handler], Handler]:
     def decorator(handler: Handler) -> Handler:
         key = (group, name)
         assert key in CATALOGUE, f"{group}/{name} is not in the catalogue"
         assert key not in IMPLEMENTED, key
+        allowed = CARD_NUMBER_FIELDS.get(key)
+        for row in table:
+            if row.name == allowed:
+                assert row.secret, f"{group}/{name}: {row.name} carries a card number: secret"
+            else:
+                # A secret row is not searched for card numbers: it must not take one.
+                assert not (row.secret and _takes_a_card_number(row)), (
+                    f"{group}/{name}: {row.name} would take a card number: list it in "
+                    "CARD_NUMBER_FIELDS or refuse one in its type"
+                )
         IMPLEMENTED[key] = Operation(CATALOGUE[key], table, handler, summary)
         return handler
 
@@ -117,16 +148,19 @@ def _as_text(value: Any) -> Any:
 
 
 def _card_numbers(operation: Operation, payload: Mapping[str, Any]) -> None:
-    """No card number in any field but the one row made for it (a secret one, never echoed):
-    references, names and descriptions are stored and shown, a PAN must never be."""
+    """No card number in any field but the operation's card-number field (CARD_NUMBER_FIELDS):
+    references, names and descriptions are stored and shown, a PAN must never be. The other
+    secret rows (a PIN, a CVV2, a one-time code, a cardReference) are never shown, and their
+    types refuse a card number (`register` checks it)."""
     from core.nesting import flatten
 
     from .fields import mentions_card_number
 
+    allowed = CARD_NUMBER_FIELDS.get((operation.group, operation.name))
     found = []
     for name, value in flatten(payload):
         row = operation.table.match(name)
-        if row is not None and row.secret:
+        if row is not None and (row.name == allowed or row.secret):
             continue
         if isinstance(value, str | int) and mentions_card_number(str(value)):
             found.append((name, "***", "must not carry a card number (PAN)"))

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from core import results
 from core.errors import ParameterError
-from core.fields import AN, UN, Choice, Date
+from core.fields import AN, Choice, Date, Ranged
 from core.tables import MANDATORY, OPTIONAL, F, Table
 
 from ..cards import money
@@ -258,8 +258,13 @@ HISTORY = Table(
         F("fromDate", Date("YYYYMMDD"), OPTIONAL, meaning="first day (the issuer's time zone)"),
         F("toDate", Date("YYYYMMDD"), OPTIONAL, meaning="last day, included"),
         F("type", Choice(tuple(TransactionType.values)), OPTIONAL),
-        F("page", UN(6), OPTIONAL, meaning="from 1"),
-        F("pageSize", UN(3), OPTIONAL, meaning="1 to 100, default 20"),
+        F("page", Ranged(1, 999999, what="a page", code="UN"), OPTIONAL, meaning="default 1"),
+        F(
+            "pageSize",
+            Ranged(1, 100, digits=3, what="records per page", code="UN"),
+            OPTIONAL,
+            meaning="default 20",
+        ),
     ]
 )
 
@@ -295,13 +300,6 @@ def _page(call: Call, rows: Any) -> Answer:
     f = call.fields
     size = int(f.get("pageSize") or 20)
     number = int(f.get("page") or 1)
-    problems = []
-    if not 1 <= size <= 100:
-        problems.append(("pageSize", str(size), "from 1 to 100"))
-    if number < 1:
-        problems.append(("page", str(number), "from 1"))
-    if problems:
-        raise ParameterError(problems)
     pages = Paginator(rows, size)
     items = pages.page(number).object_list if number <= pages.num_pages else []
     fields = {

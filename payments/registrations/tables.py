@@ -9,7 +9,7 @@ resubmission) are the services' (registrations/instructions.py): they answer a r
 from collections.abc import Iterable
 from typing import Any
 
-from core.fields import AN, Amount, Choice, Currency, Date, N, Timestamp
+from core.fields import AN, Amount, Choice, Currency, Date, Month, N, Ranged, Timestamp, Year
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given
 from core.tables.common import ENTITY_ID, ENTITY_TYPE
 
@@ -34,6 +34,9 @@ REGISTRATION_ID = AN(
     what="a registration id (32 alphanumerics)",
     example="5f0e4c2a9b8d4e6f8a1b2c3d4e5f6a7b",
 )
+# N4 and N3 (leading zeros accepted), at least 1.
+FREQUENCY = Ranged(1, 9999, what="days")
+INSTALLMENTS = Ranged(1, 999, what="authorizations")
 # Types that may carry a standing instruction or store the card; an MIT is a PA or DB.
 CARD_ON_FILE_TYPES = ("PA", "DB", "CV")
 MIT_TYPES = ("PA", "DB")
@@ -54,11 +57,11 @@ STANDING_INSTRUCTION_FIELDS = [
     F(SI + "expiry", Date("yyyy-MM-dd"), C, meaning="no authorization after this date"),
     F(
         SI + "frequency",
-        N(4),
+        FREQUENCY,
         C,
         meaning="minimum days between authorizations (28 = monthly); required for RECURRING",
     ),
-    F(SI + "numberOfInstallments", N(3), C, meaning="required for INSTALLMENT"),
+    F(SI + "numberOfInstallments", INSTALLMENTS, C, meaning="required for INSTALLMENT"),
 ]
 CREATE_REGISTRATION = F(
     "createRegistration",
@@ -129,9 +132,6 @@ def standing_rules(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
                 SI + "numberOfInstallments",
                 "is required for standingInstruction.type INSTALLMENT",
             )
-    for name in (SI + "frequency", SI + "numberOfInstallments"):
-        if given(flat, name) and int(flat[name]) == 0:
-            yield name, "must be at least 1"
     category = flat.get("transactionCategory")
     if category in CATEGORY_TYPE and instruction_type != CATEGORY_TYPE[category]:
         yield (
@@ -174,8 +174,8 @@ INSTRUCTION_ANSWER = Table(
     [
         F("initialTransactionId", INITIAL_TRANSACTION_ID),
         F("type", Choice(tuple(InstructionType.values))),
-        F("frequency", N(4), attr="frequency_days"),
-        F("numberOfInstallments", N(3)),
+        F("frequency", FREQUENCY, attr="frequency_days"),
+        F("numberOfInstallments", INSTALLMENTS),
         F("expiry", Date("yyyy-MM-dd")),
         F("authorizations", N(6), meaning="approved authorizations, the CIT's included"),
         F("lastAuthorizedAt", Timestamp()),
@@ -193,8 +193,8 @@ REGISTRATION_ANSWER = Table(
         F("card.bin", N(6), attr="card_bin"),
         F("card.last4Digits", N(4), attr="card_last4"),
         F("card.holder", AN(128), attr="card_holder"),
-        F("card.expiryMonth", N(2), attr="card_expiry_month"),
-        F("card.expiryYear", N(4), attr="card_expiry_year"),
+        F("card.expiryMonth", Month(), attr="card_expiry_month"),
+        F("card.expiryYear", Year(), attr="card_expiry_year"),
         F("customer.merchantCustomerId", AN(100), attr="merchant_customer_id"),
         F("merchant.id", N(15), attr="merchant.merchant_id"),
         F("createdAt", Timestamp()),

@@ -14,7 +14,7 @@ from core import results
 from core.api import SpecInquiryView
 from core.auth import Principal
 from core.csvstream import csv_lines, csv_response
-from core.fields import AN, Choice, CurrencyNumeric, Date, Decimal_, N
+from core.fields import AN, Choice, CurrencyNumeric, Date, Decimal_, N, Ranged
 from core.schema import body_example
 from core.tables import MANDATORY, F, Table
 from core.tables.common import COMMON_INQUIRY
@@ -28,17 +28,13 @@ AMOUNT = Decimal_(int_digits=16, places=3, exact=False)
 AMOUNT_MEANING = "decimals as the currency's ISO 4217 exponent (JPY none, EUR 2, BHD 3)"
 
 
-def _page_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
-    size = flat.get("pageSize")  # blank: not given
-    if size and not 1 <= int(size) <= settings.REPORT_MAX_PAGE_SIZE:
-        yield "pageSize", f"must be 1 to {settings.REPORT_MAX_PAGE_SIZE}"
-    if flat.get("page") and int(flat["page"]) < 1:
-        yield "page", "must be 1 or more"
-
-
 PAGING = [
-    F("page", N(6), meaning="the page to answer, from 1 (default 1)"),
-    F("pageSize", N(4), meaning="records per page (default 100, at most REPORT_MAX_PAGE_SIZE)"),
+    F("page", Ranged(1, 999999, what="a page"), meaning="the page to answer (default 1)"),
+    F(
+        "pageSize",
+        Ranged(1, settings.REPORT_MAX_PAGE_SIZE, what="records per page"),
+        meaning="records per page (default 100, at most REPORT_MAX_PAGE_SIZE)",
+    ),
     F("format", Choice(("json", "csv")), meaning="csv: the records as text/csv (default json)"),
 ]
 MERCHANT_ID = F("merchantId", N(15), M, meaning="the merchant's merchant.id")
@@ -51,9 +47,8 @@ REPORT_REQUEST = Table(
         MERCHANT_ID,
         *PAGING,
     ],
-    rules=[_page_rule],
 )
-CHARGEBACK_REQUEST = Table([*COMMON_INQUIRY, DAY, MERCHANT_ID, *PAGING], rules=[_page_rule])
+CHARGEBACK_REQUEST = Table([*COMMON_INQUIRY, DAY, MERCHANT_ID, *PAGING])
 
 TRANSACTION_RECORD = [
     F("merchantId", N(15)),

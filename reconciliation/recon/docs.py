@@ -59,6 +59,19 @@ def markdown() -> str:
         "`recon_match` ([operations.md](operations.md)); the decisions behind the layout are in "
         '[decisions.md](decisions.md) ("Money out").',
         "",
+        "A day's file is made once the business day has ended: at its cut-off "
+        "(`SETTLEMENT_CUTOFF` in `SETTLEMENT_TIME_ZONE`; midnight by default), beat makes every "
+        "entity's file within the hour. A day that has not ended (today's, until the cut-off) is "
+        "refused with an error naming its cut-off. The previous day's file, by hand:",
+        "",
+        "```sh",
+        ".venv/bin/python manage.py recon_file --entity 10000001 --date yesterday",
+        "```",
+        "",
+        "`--date` takes `YYYY-MM-DD`, `yesterday` or `today` (dates in `SETTLEMENT_TIME_ZONE`); "
+        "`--before-cutoff` makes a preview of a day that has not ended, which beat replaces once "
+        "it has.",
+        "",
     ]
     for record in RECORDS:
         out += [

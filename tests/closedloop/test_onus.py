@@ -215,7 +215,8 @@ def test_seed_demo_prints_an_on_us_card_a_newcomer_can_pay_with(payer, settings,
     call_command("seed_demo", stdout=out)
     [line] = [ln for ln in out.getvalue().splitlines() if "on-us card:" in ln]
     found = re.fullmatch(
-        r"\s*on-us card: (\d{16}) (\d{2})/(\d{4}) cvv (\d{3}) \(issuer card (crd_demo_prepaid)\)",
+        r"\s*on-us card: (\d{16}) (\d{2})/(\d{4}) cvv (\d{3}) "
+        r"\(cardReference (crd_demo_prepaid), requestor oob-client\)",
         line,
     )
     assert found, line

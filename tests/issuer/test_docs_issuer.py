@@ -81,6 +81,38 @@ def test_the_catalogue_in_docs_issuer_md_is_the_operations_own():
         assert f"### The {group.capitalize()} group (scope `{group.upper()}`)" in text
 
 
+def test_every_group_says_the_scope_its_operations_need():
+    """The scope of every catalogue group (issue 23), from the scope table the API checks: the
+    table at the head of the catalogue and each group's own line; the Authentication group's
+    three scopes name their operations."""
+    from issuer.operations.catalogue import CATALOGUE
+
+    text = ISSUER_MD.read_text()
+    groups: dict[str, dict[str, list[str]]] = {}
+    for (group, name), entry in CATALOGUE.items():
+        groups.setdefault(group, {}).setdefault(entry.scope, []).append(name)
+    for group, scopes in groups.items():
+        for scope, names in scopes.items():
+            assert f"| {group} | `{scope}` | {', '.join(names)} |" in text
+        section = text.split(f"### The {group.capitalize()} group (scope")[1].split("\n### ")[0]
+        for scope in scopes:
+            assert f"`{scope}`" in section.split("\n####")[0], (group, scope)
+    assert (
+        "`START_OOB` for StartOOBAuthen; `CHECK_OOB` for OOBResultInquiry; `OTP` for SendOTP, "
+        "VerifyOTP" in text
+    )
+
+
+def test_every_operation_has_a_json_example_oob_result_inquiry_too():
+    text = ISSUER_MD.read_text()
+    sections = re.split(r"\n#### ", text.split("<!-- catalogue:start")[1])[1:]
+    assert len(sections) == len(re.findall(r"\n#### ", text))
+    for section in sections:
+        assert "\n```json\n{" in section, section.splitlines()[0]
+    [inquiry] = [s for s in sections if s.startswith("authentication/OOBResultInquiry")]
+    assert '"authenticationId": "<authentication>"' in inquiry
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_catalogue_lines_work_as_written(live_server, issuer_keys, settings):
     """The catalogue section's issuer_client lines (the Card and the Token group: `token` with an

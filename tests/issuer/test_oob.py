@@ -177,6 +177,23 @@ def test_an_answer_after_the_expiry_before_the_task_ran(api, client):
     assert OOBAuthentication.objects.get(pk=auth_id).status == OOBStatus.EXPIRED
 
 
+def test_the_service_says_an_overdue_authentication_is_expired_and_writes_nothing(api):
+    """issuer.services.oob_status_at owns "PENDING past its expiry is EXPIRED" (the page's GET
+    used to set it on the row in the view): at the expiry and after it EXPIRED, a second
+    before it PENDING, a final status as it is; the row is left as it was."""
+    auth_id, _ = start(api, expiry=60)
+    auth = OOBAuthentication.objects.get(pk=auth_id)
+    deadline = auth.expires_at
+
+    assert oob.oob_status_at(auth, deadline - timedelta(seconds=1)) == OOBStatus.PENDING
+    assert oob.oob_status_at(auth, deadline) == OOBStatus.EXPIRED
+    assert oob.oob_status_at(auth, deadline + timedelta(days=1)) == OOBStatus.EXPIRED
+    assert auth.status == OOBStatus.PENDING
+    assert OOBAuthentication.objects.get(pk=auth_id).status == OOBStatus.PENDING
+    decided = oob.oob_decide(authentication_id=auth_id, status=OOBStatus.REJECTED)
+    assert oob.oob_status_at(decided, deadline + timedelta(days=1)) == OOBStatus.REJECTED
+
+
 def test_the_inquiry_reports_an_overdue_authentication_as_expired(api):
     auth_id, _ = start(api)
     expire_now(auth_id)

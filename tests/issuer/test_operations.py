@@ -24,7 +24,7 @@ from issuer.cards.models import (
     ProductOperation,
 )
 from issuer.operations.catalogue import CATALOGUE
-from issuer.operations.examples import EXAMPLES
+from issuer.operations.examples import EXAMPLES, given_values
 from tests.factories import MerchantFactory
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,7 @@ def member(answer: dict[str, Any], path: str) -> str:
 
 
 def test_every_operation_of_the_catalogue_has_an_example_that_works(cards):
-    kept: dict[str, str] = {}
+    kept = given_values(CLIENT)
     for group, name, payload, keep, expected in EXAMPLES:
         answer = call(group, name, **fill(payload, kept))
         if expected:
@@ -86,7 +86,7 @@ def test_every_operation_of_the_catalogue_has_an_example_that_works(cards):
 
 
 def test_the_demo_prepaid_card_ends_the_examples_with_the_balance_the_examples_give(cards):
-    kept: dict[str, str] = {}
+    kept = given_values(CLIENT)
     for group, name, payload, keep, _ in EXAMPLES:
         answer = call(group, name, **fill(payload, kept))
         for label, path in keep.items():
@@ -906,3 +906,37 @@ def test_limits_are_answered_with_two_decimals(cards):
         limits=[{"region": "DOMESTIC", "channel": "POS", "dailyAmount": "60.00"}],
     )
     assert answer["limits"][0]["dailyAmount"] == "60.00"
+
+
+@pytest.mark.parametrize(
+    ("page", "size", "named"),
+    [
+        ("1", "0", "pageSize"),
+        ("1", "101", "pageSize"),
+        ("0", "20", "page"),
+        ("1", "1000", "pageSize"),
+    ],
+)
+def test_transaction_history_pages_are_refused_outside_their_range(cards, page, size, named):
+    """pageSize 1 to 100 and page from 1 are the fields' own ranges (the schema says them too)."""
+    answer = call(
+        "transaction",
+        "TransactionHistory",
+        cardReference=cards.prepaid.reference,
+        page=page,
+        pageSize=size,
+    )
+    assert code(answer) == "200.300.404"
+    assert [e["name"] for e in answer["result"]["parameterErrors"]] == [named]
+
+
+def test_transaction_history_takes_the_edges_of_its_ranges(cards):
+    answer = call(
+        "transaction",
+        "TransactionHistory",
+        cardReference=cards.prepaid.reference,
+        page="1",
+        pageSize="100",
+    )
+    assert code(answer) in SUCCESS
+    assert (answer["page"], answer["pageSize"]) == (1, 100)

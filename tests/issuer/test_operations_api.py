@@ -152,7 +152,7 @@ def test_the_client_calls_every_operation_of_the_catalogue(live_server, issuer_k
     from django.core.management import call_command
 
     from issuer.management.commands.issuer_demo import CLIENT_ID
-    from issuer.operations.examples import EXAMPLES
+    from issuer.operations.examples import EXAMPLES, given_values
     from issuer.protocol.client import RequestorClient
     from tests.factories import MerchantFactory
     from tests.issuer.test_operations import fill, member
@@ -163,7 +163,7 @@ def test_the_client_calls_every_operation_of_the_catalogue(live_server, issuer_k
     client = RequestorClient.from_key_file(
         settings.DEMO_REQUESTOR_KEY_FILE, base_url=live_server.url, client_id=CLIENT_ID
     )
-    kept: dict[str, str] = {}
+    kept = given_values(CLIENT_ID)
     for group, name, payload, keep, expected in EXAMPLES:
         scope = lookup(group, name).scope  # type: ignore[union-attr]
         answer = client.call(group, name, fill(payload, kept), scopes=[scope])

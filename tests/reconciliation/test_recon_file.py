@@ -6,11 +6,12 @@ the admin."""
 
 import hashlib
 import io
-from datetime import UTC, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
@@ -425,3 +426,52 @@ def test_recon_match_counts_records_that_share_an_id(merchant, day_of_payments, 
         call_command("recon_match", str(tmp_path / "missing"))
     with pytest.raises(CommandError, match="no such file"):
         call_command("recon_validate", str(tmp_path / "missing"))
+
+
+# --- --date yesterday and today (issue 23) ------------------------------------------------------
+
+# 20:00 UTC on 24 November is 09:00 on the 25th in Auckland (NZDT, UTC+13): the settlement time
+# zone's dates, not UTC's, name the days.
+NOW = datetime(2026, 11, 24, 20, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def auckland(settings):  # type: ignore[no-untyped-def]
+    settings.SETTLEMENT_TIME_ZONE = "Pacific/Auckland"
+    settings.SETTLEMENT_CUTOFF = "00:00"
+    with mock.patch("reconciliation.management.commands.recon_file.timezone.now", return_value=NOW):
+        yield
+
+
+def test_date_yesterday_produces_the_previous_days_file(merchant, auckland):
+    out, err = io.StringIO(), io.StringIO()
+    entity = merchant.entity.entity_id
+
+    call_command("recon_file", "--entity", entity, "--date", "yesterday", stdout=out, stderr=err)
+
+    path = out.getvalue().strip().splitlines()[-1]
+    assert path.endswith(f"{entity}2026112401")  # the 24th: yesterday in Auckland
+    assert read(path).valid
+    assert ReconFile.objects.get(entity=merchant.entity).day == date(2026, 11, 24)
+
+
+def test_date_today_is_refused_with_the_clear_error_naming_yesterday(merchant, auckland):
+    entity = merchant.entity.entity_id
+
+    with pytest.raises(CommandError) as refused:
+        call_command("recon_file", "--entity", entity, "--date", "today")
+
+    message = str(refused.value)
+    assert "the business day 2026-11-25 has not ended" in message
+    assert "2026-11-26 00:00 NZDT" in message  # its cut-off, in the settlement time zone
+    assert "--date yesterday" in message
+    assert not ReconFile.objects.exists()
+
+
+def test_the_help_says_how_to_produce_the_previous_days_file():
+    from reconciliation.management.commands.recon_file import Command
+
+    text = Command().create_parser("manage.py", "recon_file").format_help()
+    assert "--date yesterday" in " ".join(text.split())
+    page = (settings.BASE_DIR / "docs" / "recon-file.md").read_text()
+    assert "manage.py recon_file --entity 10000001 --date yesterday" in page

@@ -276,10 +276,19 @@ class Command(BaseCommand):
                 f"available {balance['availableBalance']} {balance['currency']}"
             )
         prepaid = cards.prepaid
-        # Pay with it right away: the acquirer sends it to the issuer's ledger.
+        # Pay with it right away: the acquirer sends it to the issuer's ledger. The issuer names
+        # it by its cardReference (BalanceInquiry and every catalogue operation take that; a
+        # CardInfoInquiry with the number finds it too).
         out(
             f"  on-us card: {issuer_services.card_number(prepaid)} {prepaid.expiry} "
-            f"cvv {issuer_services.card_cvv2(prepaid)} (issuer card {prepaid.reference})"
+            f"cvv {issuer_services.card_cvv2(prepaid)} (cardReference {prepaid.reference}, "
+            f"requestor {ISSUER_REQUESTOR})"
+        )
+        key_file = shown_path(Path(settings.DEMO_REQUESTOR_KEY_FILE))
+        balance_payload = json.dumps({"cardReference": prepaid.reference})
+        out(
+            f"  its balance:  .venv/bin/python manage.py issuer_client --key-file {key_file} "
+            f"--scopes TRANSACTION transaction BalanceInquiry '{balance_payload}'"
         )
         out("")
         out("Create a merchant:")

@@ -1,19 +1,21 @@
 """python manage.py issuer_catalogue [--write docs/issuer.md]
 
 Prints the catalogue's operations group by group (or, with --write, replaces the part between
-the markers in the given Markdown file): each group's scope, and for each operation its
-prepaid and debit letters, its request table (from the operation's own table, the one that
-validates the requests) and its example request (issuer.operations.examples, which the tests
-run in order against the demo cards). tests/issuer/test_docs_catalogue.py checks the file is
-up to date.
+the markers in the given Markdown file): a table of every group's OAuth scopes (from the
+catalogue's own scope table, the one the API checks tokens against), each group's scope line,
+and for each operation its prepaid and debit letters, its request table (from the operation's
+own table, the one that validates the requests) and its example request
+(issuer.operations.examples, which the tests run in order against the demo cards).
+tests/issuer/test_docs_issuer.py checks the file is up to date.
 """
 
 import json
+import re
 
 from core.generated_docs import GeneratedDocCommand, replace_between
 from issuer.operations import IMPLEMENTED
-from issuer.operations.catalogue import SCOPE_DESCRIPTIONS
-from issuer.operations.examples import EXAMPLES
+from issuer.operations.catalogue import CATALOGUE, SCOPE_DESCRIPTIONS
+from issuer.operations.examples import EXAMPLES, GIVEN
 
 START = (
     "<!-- catalogue:start (.venv/bin/python manage.py issuer_catalogue --write docs/issuer.md) -->"
@@ -21,7 +23,16 @@ START = (
 END = "<!-- catalogue:end -->"
 # In the order of the examples: followed down the page, each one works (the ids it names come
 # from an example above it).
-GROUPS = ("parameter", "application", "customer", "transaction", "token", "card", "account")
+GROUPS = (
+    "parameter",
+    "application",
+    "customer",
+    "transaction",
+    "token",
+    "card",
+    "account",
+    "authentication",
+)
 LETTER_WORDS = {None: "any product", "M": "M", "O": "O", "C": "C", "NA": "NA"}
 
 
@@ -30,14 +41,25 @@ def _cell(text: str) -> str:
 
 
 def _example(group: str, name: str) -> str:
+    """The operation's examples (a second one: "Or"), each with where its `<name>`s come from."""
+    shown: list[str] = []
     for g, n, payload, keep, expected in EXAMPLES:
         if (g, n) == (group, name):
             text = json.dumps(payload, indent=1, ensure_ascii=False)
             note = f" (answers `{expected}`)" if expected else ""
+            lead = "Or" if shown else "Example"
+            given = [
+                f"`<{label}>` is {what}" for label, what in GIVEN.items() if f"<{label}>" in text
+            ]
+            before = f"\n{'; '.join(given)}.\n" if given else ""
             kept = ", ".join(f"`<{label}>` is its `{path}`" for label, path in keep.items())
             after = f"\nFrom the answer: {kept}.\n" if kept else ""
-            return f"Example{note}:\n\n```json\n{text}\n```\n{after}"
-    return ""
+            shown.append(f"{lead}{note}:\n\n```json\n{text}\n```\n{before}{after}")
+    return "\n".join(shown)
+
+
+def payload_labels(text: str) -> set[str]:
+    return set(re.findall(r"<(\w+)>", text))
 
 
 def _order(group: str) -> list[str]:
@@ -45,17 +67,57 @@ def _order(group: str) -> list[str]:
     return list(dict.fromkeys(n for g, n, *_ in EXAMPLES if g == group))
 
 
+def scopes_of(group: str) -> dict[str, list[str]]:
+    """{scope: the group's operations that need it}, from the catalogue (the scopes the API
+    checks an access token for)."""
+    found: dict[str, list[str]] = {}
+    for (g, name), entry in CATALOGUE.items():
+        if g == group:
+            found.setdefault(entry.scope, []).append(name)
+    return found
+
+
+def scope_table() -> list[str]:
+    rows = [
+        "| Group | OAuth scope | Operations |",
+        "|---|---|---|",
+    ]
+    for group in GROUPS:
+        for scope, names in scopes_of(group).items():
+            rows.append(f"| {group} | `{scope}` | {', '.join(names)} |")
+    return [*rows, ""]
+
+
+def _scope_line(group: str) -> str:
+    scopes = scopes_of(group)
+    if len(scopes) == 1:
+        [scope] = scopes
+        return f"Every operation of the group needs an access token with the scope `{scope}`."
+    needs = "; ".join(f"`{scope}` for {', '.join(names)}" for scope, names in scopes.items())
+    return f"The group's operations need an access token with the scope: {needs}."
+
+
+def _heading(group: str) -> str:
+    scopes = list(scopes_of(group))
+    listed = ", ".join(f"`{scope}`" for scope in scopes)
+    return f"### The {group.capitalize()} group (scope{'s' if len(scopes) > 1 else ''} {listed})"
+
+
 def document() -> str:
-    lines: list[str] = []
+    lines: list[str] = [
+        "Each group and the OAuth scope its operations need (a token without it is refused "
+        "with 403 `insufficient_scope`):",
+        "",
+        *scope_table(),
+    ]
     for group in GROUPS:
         operations = [IMPLEMENTED[(group, name)] for name in _order(group)]
-        scope = operations[0].scope
-        lines += [
-            f"### The {group.capitalize()} group (scope `{scope}`)",
-            "",
-            f"{SCOPE_DESCRIPTIONS.get(scope, '')}.",
-            "",
-        ]
+        several = len(scopes_of(group)) > 1
+        described = ". ".join(
+            SCOPE_DESCRIPTIONS.get(scope, "")
+            for scope in dict.fromkeys(op.scope for op in operations)
+        )
+        lines += [_heading(group), "", f"{described}. {_scope_line(group)}", ""]
         for op in operations:
             entry = op.entry
             letters = (
@@ -63,8 +125,9 @@ def document() -> str:
                 if entry.prepaid or entry.debit
                 else "no product letters"
             )
+            scope = f"scope `{op.scope}`, " if several else ""
             lines += [
-                f"#### {op.path} ({letters})",
+                f"#### {op.path} ({scope}{letters})",
                 "",
                 f"{op.summary[:1].upper()}{op.summary[1:]}.",
                 "",

@@ -2,7 +2,7 @@
 rendered from the stored payment: the request's formats where the request has the field."""
 
 from core.cards import BRANDS
-from core.fields import AN, Amount, Base64, Choice, Currency, N
+from core.fields import AN, Amount, Base64, Choice, Currency, Month, N, Year
 from core.tables import F, Table
 
 from ...models import PaymentType
@@ -27,8 +27,8 @@ PAYMENT_ANSWER = Table(
         F("card.bin", N(6), attr="card_bin"),
         F("card.last4Digits", N(4), attr="card_last4"),
         F("card.holder", AN(128), attr="card_holder"),
-        F("card.expiryMonth", N(2), attr="card_expiry_month"),
-        F("card.expiryYear", N(4), attr="card_expiry_year"),
+        F("card.expiryMonth", Month(), attr="card_expiry_month"),
+        F("card.expiryYear", Year(), attr="card_expiry_year"),
         F("resultDetails.AuthCode", AN(6), attr="auth_code"),
         F("resultDetails.AcquirerResponse", TEXT, attr="acquirer_response"),
         F("resultDetails.clearingInstituteName", TEXT, attr="clearing_institute"),

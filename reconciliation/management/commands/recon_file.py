@@ -3,15 +3,19 @@ file written as the last line on stdout. The entity's merchants with payments an
 run of the day are settled first (the file carries the reconciliation amounts).
 
     .venv/bin/python manage.py recon_file --entity 10000001 --date 2026-11-24 [--test]
+    .venv/bin/python manage.py recon_file --entity 10000001 --date yesterday
 
-A day whose cut-off has not passed is refused (--before-cutoff makes a preview, which beat
-replaces once the day has ended). A merchant that cannot be settled (a currency without an
+`--date` takes YYYY-MM-DD, or `yesterday` or `today` in SETTLEMENT_TIME_ZONE. A day whose
+cut-off has not passed (today's, usually) is refused: the previous day's file is
+`--date yesterday` (--before-cutoff makes a preview of the current one, which beat replaces once
+the day has ended). A merchant that cannot be settled (a currency without an
 exchange rate) is named on stderr and its records carry a reconciliation amount of 0.
 """
 
 import sys
-from datetime import date
+from datetime import date, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.core.files.storage import FileSystemStorage
 from django.core.management.base import BaseCommand, CommandError
@@ -24,11 +28,20 @@ from reconciliation.settlement import business_day_bounds
 
 
 class Command(BaseCommand):
-    help = "Write an entity's daily reconciliation file and print its path."
+    help = (
+        "Write an entity's daily reconciliation file of a business day that has ended and print "
+        "its path (the previous day's: --date yesterday)."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--entity", required=True, help="the entityId (8 characters)")
-        parser.add_argument("--date", required=True, help="the business day, YYYY-MM-DD")
+        parser.add_argument(
+            "--date",
+            required=True,
+            help="the business day: YYYY-MM-DD, or yesterday or today (in SETTLEMENT_TIME_ZONE). "
+            "A day whose cut-off has not passed (today's, until SETTLEMENT_CUTOFF) is refused: "
+            "for the previous day's file, --date yesterday",
+        )
         kind = parser.add_mutually_exclusive_group()
         kind.add_argument(
             "--production", action="store_true", default=None, help="a P file (RECONDTP...)"
@@ -53,17 +66,19 @@ class Command(BaseCommand):
         before_cutoff: bool,
         **options: Any,
     ) -> None:
+        now = timezone.now()
         try:
-            day = _parse(date)
+            day = _parse(date, now)
         except ValueError:
-            raise CommandError(f"--date {date!r} is not YYYY-MM-DD") from None
+            raise CommandError(f"--date {date!r} is not YYYY-MM-DD, yesterday or today") from None
         found = Entity.objects.filter(entity_id=entity).first()
         if found is None:
             raise CommandError(f"no entity {entity}")
-        if business_day_bounds(day)[1] > timezone.now() and not before_cutoff:
+        if business_day_bounds(day)[1] > now and not before_cutoff:
             raise CommandError(
                 f"the business day {day} has not ended (its cut-off is "
-                f"{business_day_bounds(day)[1]:%Y-%m-%d %H:%M %Z}); --before-cutoff for a preview"
+                f"{business_day_bounds(day)[1]:%Y-%m-%d %H:%M %Z}); the previous day's file: "
+                "--date yesterday; a preview of this one: --before-cutoff"
             )
         from django.conf import settings
 
@@ -95,5 +110,12 @@ class Command(BaseCommand):
         self.stdout.write(files.path(produced.path) if local else produced.path)
 
 
-def _parse(text: str) -> date:
+def _parse(text: str, now: datetime) -> date:
+    """YYYY-MM-DD, or `today` / `yesterday`: the date in the settlement time zone at `now`."""
+    from django.conf import settings
+
+    today = now.astimezone(ZoneInfo(settings.SETTLEMENT_TIME_ZONE)).date()
+    named = {"today": today, "yesterday": today - timedelta(days=1)}
+    if text in named:
+        return named[text]
     return date.fromisoformat(text)
