@@ -107,8 +107,7 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
     # Every amount with its currency's decimals (the run keeps three), each column on one line
     # of a 1280-pixel screen.
     list_display = (
-        "day",
-        "status",
+        "day_and_status",
         "merchant",
         "currency",
         "sales",
@@ -116,8 +115,7 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "credits",
         "chargebacks",
         "fees",
-        "reserve_held_shown",
-        "reserve_released_shown",
+        "reserve",
         "net",
     )
     list_filter = ("provisional", "currency", ("merchant", admin.RelatedOnlyFieldListFilter))
@@ -173,9 +171,25 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
             obj.chargebacks_count,
         )
 
-    @admin.display(description="status", ordering="provisional")
-    def status(self, run: SettlementRun) -> str:
-        return "provisional" if run.provisional else "final"
+    @admin.display(description="reserve held / released", ordering="reserve_held")
+    def reserve(self, run: SettlementRun) -> Any:
+        return format_html(
+            '<span class="num">{} / {}</span>',
+            amount_text(run.reserve_held, run.currency),
+            amount_text(run.reserve_released, run.currency),
+        )
+
+    @admin.display(description="day", ordering="day")
+    def day_and_status(self, run: SettlementRun) -> Any:
+        """The day and whether its run is final or provisional (made before the day's cut-off:
+        the run after the cut-off replaces it); one column, so the figures keep their width."""
+        if run.provisional:
+            return format_html(
+                '{} <span class="badge provisional" title="{}">provisional</span>',
+                f"{run.day:%Y-%m-%d}",
+                "Settled before the day's cut-off: the run after the cut-off replaces it",
+            )
+        return format_html('{} <span class="quiet">final</span>', f"{run.day:%Y-%m-%d}")
 
     @admin.action(
         description="Settle again (the same figures unless payments changed)",
