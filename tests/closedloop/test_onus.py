@@ -39,11 +39,11 @@ def payer(merchant_api, merchant) -> Payer:
 def on_us(issued: Card, **extra: str) -> dict[str, str]:
     """The card fields a shopper types for one of the issuer's cards."""
     return card(
-        services.card_number(issued),
+        services.card_number(card=issued),
         **{
             "card.expiryMonth": f"{issued.expiry_month:02d}",
             "card.expiryYear": str(issued.expiry_year),
-            "card.cvv": services.card_cvv2(issued),
+            "card.cvv": services.card_cvv2(card=issued),
             **extra,
         },
     )
@@ -54,7 +54,7 @@ def pay(payer: Payer, issued: Card, kind: str = "DB", amount: str = "10.00", **e
 
 
 def balances(issued: Card) -> tuple[str, str]:
-    found = money.balances(Card.objects.get(pk=issued.pk))
+    found = money.balances(card=Card.objects.get(pk=issued.pk))
     return found["ledgerBalance"], found["availableBalance"]
 
 
@@ -119,7 +119,7 @@ def test_issuer_declines_reach_the_merchant_as_a_network_would_give_them(
     payer, cards, setup, fields, expected
 ):
     prepaid = cards.prepaid
-    if services.card_cvv2(prepaid) == "000":
+    if services.card_cvv2(card=prepaid) == "000":
         fields = {**fields, "card.cvv": "001"} if "card.cvv" in fields else fields
     if setup != "none":
         Card.objects.filter(pk=prepaid.pk).update(status=setup.upper())
@@ -339,7 +339,7 @@ def test_a_stored_on_us_card_pays_on_us(payer, cards):
         **{
             "standingInstruction.source": "CIT",
             "standingInstruction.type": "UNSCHEDULED",
-            "card.cvv": services.card_cvv2(cards.prepaid),
+            "card.cvv": services.card_cvv2(card=cards.prepaid),
         },
     ).json()
     assert stored["result"]["code"] == APPROVED, stored

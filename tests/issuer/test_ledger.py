@@ -70,12 +70,12 @@ def test_holds_make_the_available_balance_and_an_expired_one_stops_at_once():
     soon = timezone.now() + timedelta(minutes=5)
     hold = services.hold_place(account=card, amount=D("8.00"), expires_at=soon)
     card.refresh_from_db()
-    assert services.available(card) == D("2.00")
+    assert services.available(account=card) == D("2.00")
     with pytest.raises(services.InsufficientFunds):
         services.post(kind="Purchase", lines=[(card, D("-3.00")), (funding, D("3.00"))])
-    assert services.available(card, now=soon + timedelta(seconds=1)) == D("10.00")
+    assert services.available(account=card, now=soon + timedelta(seconds=1)) == D("10.00")
     services.hold_release(hold=hold)
-    assert services.available(card) == D("10.00")
+    assert services.available(account=card) == D("10.00")
     with pytest.raises(services.InsufficientFunds):
         services.hold_place(account=card, amount=D("10.01"))
 

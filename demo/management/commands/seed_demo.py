@@ -259,7 +259,7 @@ class Command(BaseCommand):
         out(f"  portal user   user={PORTAL_USER} password={credentials['portal']['password']}")
         cards = issuer_demo.demo_cards(ISSUER_REQUESTOR)
         for card in (cards.prepaid, cards.debit):
-            balance = issuer_money.balances(card)
+            balance = issuer_money.balances(card=card)
             out(
                 f"  issuer card   {card.reference} ({card.product.kind}, requestor "
                 f"{ISSUER_REQUESTOR}): {card.masked} {card.expiry}, PIN {issuer_demo.DEMO_PIN}, "
@@ -268,8 +268,8 @@ class Command(BaseCommand):
         prepaid = cards.prepaid
         # Pay with it right away: the acquirer sends it to the issuer's ledger.
         out(
-            f"  on-us card: {issuer_services.card_number(prepaid)} {prepaid.expiry} "
-            f"cvv {issuer_services.card_cvv2(prepaid)} (issuer card {prepaid.reference})"
+            f"  on-us card: {issuer_services.card_number(card=prepaid)} {prepaid.expiry} "
+            f"cvv {issuer_services.card_cvv2(card=prepaid)} (issuer card {prepaid.reference})"
         )
         out("")
         out("Create a merchant:")
