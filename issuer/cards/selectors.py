@@ -121,12 +121,14 @@ def original_of(*, client_id: str, transaction_id: str) -> CardTransaction:
     return row
 
 
+# What AuthorizationHistory lists: every request to pay or to credit the card, approved or not.
 AUTHORIZATION_TYPES = (
     TransactionType.PURCHASE,
     TransactionType.WITHDRAW,
     TransactionType.BLOCK,
     TransactionType.VERIFICATION,
     TransactionType.TRANSFER,
+    TransactionType.CREDIT,
 )
 
 

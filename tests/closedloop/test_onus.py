@@ -105,6 +105,22 @@ def test_pa_captures_debit_refund_and_reversals_move_the_card(payer, cards):
     assert sum(e.amount for e in Entry.objects.filter(account=ledger)) == Decimal("435.00")
 
 
+def test_a_credit_to_the_card_is_recorded_as_a_credit_and_shown_as_an_authorization(payer, cards):
+    """The acquirer's CD is money in from settlement that refers to no purchase: the issuer
+    records a CREDIT (it was recorded as a REFUND), and AuthorizationHistory lists it."""
+    from tests.issuer.test_operations import call
+
+    credit = pay(payer, cards.prepaid, "CD", "20.00").json()
+    assert credit["result"]["code"] == APPROVED, credit
+    assert balances(cards.prepaid) == ("520.00", "520.00")
+    row = CardTransaction.objects.get(client_id=onus.ACQUIRER, requestor_reference=credit["id"])
+    assert (row.type, row.status, row.original_id) == ("CREDIT", "APPROVED", None)
+
+    history = call("transaction", "AuthorizationHistory", cardReference=cards.prepaid.reference)
+    shown = [r for r in history["records"] if r["transactionId"] == row.reference]
+    assert [r["type"] for r in shown] == ["CREDIT"], history
+
+
 @pytest.mark.parametrize(
     ("setup", "fields", "expected"),
     [

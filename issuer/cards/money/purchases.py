@@ -56,10 +56,11 @@ def purchase(
 
 
 def credit(*, request: Request, card: Card, amount: Decimal, currency: str) -> Answer:
-    """A merchant's credit to the card (the acquirer's CD): money in from settlement."""
+    """A merchant's credit to the card (the acquirer's CD): money in from settlement, recorded
+    as a CREDIT (not a Refund: it refers to no purchase), shown in AuthorizationHistory."""
     return pay_in(
         request=request,
-        movement=Movement(type=TransactionType.REFUND, amount=amount, currency=currency),
+        movement=Movement(type=TransactionType.CREDIT, amount=amount, currency=currency),
         card=card,
         purpose=SETTLEMENT,
     )
