@@ -1,7 +1,8 @@
 """The Token group's services over issue 9's scheme tokens whose funding card is one of the
 issuer's cards: find them, decide a token request, record what the token service reports,
 refresh a token's card data, derive a limited-use key. A token's status changes only through
-tokenization's own service (which notifies the token requestor)."""
+tokenization's own service (which notifies the token requestor), and a token is locked only
+through tokenization's own lock (`token_lock`)."""
 
 import hashlib
 import hmac

@@ -13,8 +13,8 @@ never goes below its holds' total nor below zero (`InsufficientFunds`).
 Refusals are `ApplicationError`s like everywhere else: `InsufficientFunds` carries the issuer's
 800.100.155 (the card services check the funds first and answer it as a decline, so it only
 surfaces from a direct call); `Unbalanced` and `InvalidHold` are defects of the caller, never of
-a requestor's input, and answer what any unexpected error does (HTTP 500, 999.999.999), logged
-where they are found."""
+a requestor's input, and answer what any unexpected error does (999.999.999, HTTP 500 outside the
+issuer's JWE API), logged where they are found."""
 
 import logging
 from collections import defaultdict
