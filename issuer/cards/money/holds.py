@@ -60,9 +60,10 @@ def block(
 def _open_hold(original: CardTransaction) -> Hold:
     """The BlockFund's hold, locked; refused when it is not a BlockFund's, or no longer
     counts (released or expired)."""
-    if original.type != TransactionType.BLOCK or original.hold_id is None:
+    hold = original.hold
+    if original.type != TransactionType.BLOCK or hold is None:
         raise ApplicationError(results.TRANSACTION_NOT_FOUND, "not a BlockFund transaction")
-    hold = hold_lock(hold=Hold.objects.get(pk=original.hold_id))
+    hold = hold_lock(hold=hold)
     if hold.released_at is not None or hold.expires_at <= timezone.now():
         raise ApplicationError(results.HOLD_NOT_OPEN)
     return hold
