@@ -162,7 +162,7 @@ def bench_cards() -> list[str]:
         services.card_activate(card=card, actor="bench")
         request = money.Request(client_id=CLIENT_ID, requestor_reference=f"load-{reference}",
                                 digest="bench")  # fmt: skip
-        money.load(request, card=card, amount=Decimal("1000000.00"), currency="EUR")
+        money.load(request=request, card=card, amount=Decimal("1000000.00"), currency="EUR")
     return references
 
 

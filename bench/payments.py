@@ -201,14 +201,14 @@ def onus_cards() -> list[dict[str, str]]:
             services.card_activate(card=card, actor="bench")
             request = money.Request(client_id="bench", requestor_reference=f"load-{reference}",
                                     digest="bench")  # fmt: skip
-            money.load(request, card=card, amount=Decimal("10000000.00"), currency="EUR")
+            money.load(request=request, card=card, amount=Decimal("10000000.00"), currency="EUR")
         fields.append(
             {
-                "card.number": services.card_number(card),
+                "card.number": services.card_number(card=card),
                 "card.holder": "Bench Shopper",
                 "card.expiryMonth": f"{card.expiry_month:02d}",
                 "card.expiryYear": str(card.expiry_year),
-                "card.cvv": services.card_cvv2(card),
+                "card.cvv": services.card_cvv2(card=card),
             }
         )
     return fields

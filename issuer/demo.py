@@ -99,9 +99,9 @@ def demo_cards(client_id: str) -> DemoCards:
     services.secure_register(card=prepaid, channel=SecureChannel.APP)
     services.secure_register(card=debit, channel=SecureChannel.SMS)
     request = money.Request(client_id=client_id, requestor_reference="demo-load", digest="demo")
-    money.load(request, card=prepaid, amount=PREPAID_LOAD, currency="EUR")
+    money.load(request=request, card=prepaid, amount=PREPAID_LOAD, currency="EUR")
     request = money.Request(client_id=client_id, requestor_reference="demo-funds", digest="demo")
-    money.adjust(request, card=debit, amount=DEBIT_FUNDS, currency="EUR", credit=True)
+    money.adjust(request=request, card=debit, amount=DEBIT_FUNDS, currency="EUR", credit=True)
     demo_token(prepaid)
     return DemoCards(Card.objects.get(pk=prepaid.pk), Card.objects.get(pk=debit.pk))
 
@@ -118,7 +118,7 @@ def demo_token(card: Card) -> Token | None:
         merchant=merchant,
         entity=merchant.entity,
         card=tokens.FundingCard(
-            services.card_number(card),
+            services.card_number(card=card),
             f"{card.expiry_month:02d}",
             str(card.expiry_year),
             card.embossed_name,

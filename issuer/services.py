@@ -3,7 +3,7 @@ OOBResultInquiry, the cardholder page, expiry) and one-time passwords (SendOTP, 
 
 Every read is scoped to the requestor (`client_id` of its access token): another requestor's
 authentication or password answers exactly like an unknown id. Every state change locks its row
-(`select_for_update`) and checks the transition after the lock, so a cardholder's answer, a
+(lock_objects.py) and checks the transition after the lock, so a cardholder's answer, a
 requestor's inquiry and the expiry task cannot both decide one authentication.
 
 Secrets are stored as keyed hashes (HMAC-SHA256 with SECRET_KEY, `salted_hmac`): the
@@ -25,6 +25,7 @@ from core.converters import is_hex_id
 from core.errors import ApplicationError, Conflict, NotFound
 
 from . import results
+from .lock_objects import oob_lock, otp_lock
 from .models import OOB_LIFECYCLE, OOBAuthentication, OOBStatus, OTPChallenge
 
 DEFAULT_OOB_SECONDS = 300
@@ -146,7 +147,7 @@ def oob_decide(
     authentication becomes EXPIRED, which it already was, and OOBAlreadyDecided is raised."""
     now = now or timezone.now()
     with transaction.atomic():
-        auth = OOBAuthentication.objects.select_for_update().get(pk=authentication_id)
+        auth = oob_lock(authentication_id=authentication_id)
         if not OOB_LIFECYCLE.allows(auth.status, status):
             raise OOBAlreadyDecided(auth)
         late = status in (OOBStatus.SUCCESS, OOBStatus.REJECTED) and auth.expires_at <= now
@@ -244,9 +245,7 @@ def otp_verify(
     used passwords are refused without using an attempt."""
     now = now or timezone.now()
     with transaction.atomic():
-        otp = (
-            OTPChallenge.objects.select_for_update().filter(pk=otp_id, client_id=client_id).first()
-        )
+        otp = otp_lock(client_id=client_id, otp_id=otp_id)
         if otp is None:
             raise NotFound(
                 core_results.REFERENCE_NOT_FOUND,

@@ -90,7 +90,7 @@ class CardProductAdmin(admin.ModelAdmin):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         if not change:  # a new product: its table from the catalogue's letters
-            services.product_operations_create(form.instance)
+            services.product_operations_create(product=form.instance)
 
 
 class CardInline(ReadOnlyMixin, admin.TabularInline):
@@ -147,7 +147,7 @@ class CardAccountAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="available")
     def available(self, obj: CardAccount) -> str:
-        return _money(ledger.available(obj.ledger), obj.ledger.currency)
+        return _money(ledger.available(account=obj.ledger), obj.ledger.currency)
 
     @admin.display(description="journal (latest 50 entries)")
     def journal(self, obj: CardAccount) -> SafeString:
@@ -182,7 +182,7 @@ class LimitFormSet(BaseInlineFormSet):
     def save(self, commit: bool = True) -> Any:
         # The limits change under the card's row lock, like the money they count.
         parent = super().save
-        return services.under_card_lock(self.instance, lambda: parent(commit))
+        return services.under_card_lock(card=self.instance, change=lambda: parent(commit))
 
 
 class CardLimitInline(admin.TabularInline):
@@ -353,7 +353,7 @@ class LedgerAccountAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="available")
     def available(self, obj: LedgerAccount) -> str:
-        return amount_text(ledger.available(obj), obj.currency)
+        return amount_text(ledger.available(account=obj), obj.currency)
 
 
 @admin.register(CardTransaction)

@@ -358,6 +358,7 @@ class TransactionType(models.TextChoices):
     TRANSFER_IN = "TRANSFER_IN", "Transfer in"
     PURCHASE = "PURCHASE", "Purchase"
     REFUND = "REFUND", "Refund"
+    CREDIT = "CREDIT", "Merchant credit"
     REVERSAL = "REVERSAL", "Reversal"
     BLOCK = "BLOCK", "Funds blocked"
     UNBLOCK = "UNBLOCK", "Funds unblocked"

@@ -111,7 +111,7 @@ def authorize(request: Authorization) -> Decision:
     try:
         if request.payment_type == "PA":
             answer = money.block(
-                call,
+                request=call,
                 card=card,
                 amount=request.amount,
                 currency=request.currency,
@@ -123,7 +123,7 @@ def authorize(request: Authorization) -> Decision:
             )
         elif request.payment_type == "DB":
             answer = money.purchase(
-                call,
+                request=call,
                 card=card,
                 amount=request.amount,
                 currency=request.currency,
@@ -132,10 +132,12 @@ def authorize(request: Authorization) -> Decision:
                 expiry=expiry,
             )
         elif request.payment_type == "CD":
-            answer = money.credit(call, card=card, amount=request.amount, currency=request.currency)
+            answer = money.credit(
+                request=call, card=card, amount=request.amount, currency=request.currency
+            )
         else:  # CV
             answer = money.verification(
-                call, card=card, security_code=request.cvv, expiry=expiry, where=where
+                request=call, card=card, security_code=request.cvv, expiry=expiry, where=where
             )
     except ApplicationError as exc:  # wrong currency: the card cannot pay it
         return _refused(exc)
@@ -160,13 +162,13 @@ def follow_up(
     call = _request(reference, payment_type, amount, currency, original.pk)
     try:
         if payment_type == "CP":
-            answer = money.capture(call, original=original, amount=amount)
+            answer = money.capture(request=call, original=original, amount=amount)
         elif payment_type == "RV" and original.type == TransactionType.BLOCK:
-            answer = money.unblock(call, original=original)
+            answer = money.unblock(request=call, original=original)
         elif payment_type == "RV" and amount == original.amount:
-            answer = money.reversal(call, original=original)
+            answer = money.reversal(request=call, original=original)
         else:  # RF, PR, or a partial reversal of a posting: money back
-            answer = money.refund(call, original=original, amount=amount, currency=currency)
+            answer = money.refund(request=call, original=original, amount=amount, currency=currency)
     except ApplicationError as exc:
         return _refused(exc)
     return _decision(answer)

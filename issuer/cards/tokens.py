@@ -1,7 +1,8 @@
 """The Token group's services over issue 9's scheme tokens whose funding card is one of the
 issuer's cards: find them, decide a token request, record what the token service reports,
 refresh a token's card data, derive a limited-use key. A token's status changes only through
-tokenization's own service (which notifies the token requestor)."""
+tokenization's own service (which notifies the token requestor), and a token is locked only
+through tokenization's own lock (`token_lock`)."""
 
 import hashlib
 import hmac
@@ -18,8 +19,9 @@ from tokenization import services as tokenization
 from tokenization.models import CardArt, Token, TokenStatus
 
 from .. import results
-from . import secrets, services
+from . import secrets
 from .models import Card, CardStatus, TokenEvent
+from .selectors import card_expired
 
 LUK_SECONDS = 24 * 3600
 LUK_TRANSACTIONS = 10
@@ -29,12 +31,9 @@ def tokens_of(card: Card) -> QuerySet[Token]:
     return Token.objects.filter(pan_fingerprint=card.pan_fingerprint).select_related("merchant")
 
 
-def token_of(client_id: str, tur: str, *, lock: bool = False) -> tuple[Token, Card]:
+def token_of(client_id: str, tur: str) -> tuple[Token, Card]:
     """A token whose funding card is one of the requestor's cards, with that card."""
-    query = Token.objects.filter(pk=tur)
-    if lock:
-        query = query.select_for_update()
-    found = query.select_related("merchant").first()
+    found = Token.objects.filter(pk=tur).select_related("merchant").first()
     card = None
     if found is not None:
         card = Card.objects.filter(
@@ -49,7 +48,7 @@ def decision_for(card: Card) -> tuple[str, str]:
     """The issuer's answer to a token request for its card: APPROVED for an ACTIVE card in
     date, REQUIRE_ADDITIONAL_AUTHENTICATION for one not yet activated or suspended, DECLINED
     for one lost, stolen, expired or ended."""
-    if card.status == CardStatus.ACTIVE and not services.card_expired(card):
+    if card.status == CardStatus.ACTIVE and not card_expired(card=card):
         return tokenization.APPROVED, ""
     if card.status in (CardStatus.INACTIVE, CardStatus.SUSPENDED):
         return tokenization.NEEDS_AUTHENTICATION, f"the card is {card.status}"
@@ -101,7 +100,8 @@ def token_metadata_refresh(*, client_id: str, tur: str, card_art_id: int | None)
     """The token's copy of its card's data (last four, expiry) from the card, and another card
     art when named; the token requestor is notified (product-configuration change)."""
     with transaction.atomic():
-        found, card = token_of(client_id, tur, lock=True)
+        found, card = token_of(client_id, tur)
+        found = tokenization.token_lock(merchant=found.merchant, reference=found.pk)
         if card_art_id is not None:
             art = CardArt.objects.filter(pk=card_art_id).first()
             if art is None:

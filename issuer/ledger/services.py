@@ -6,12 +6,18 @@
 | set money aside / release it | `hold_place`, `hold_release` |
 | what an account may still spend | `available` |
 
-Every account a journal or hold touches is locked (in pk order, so two movements never wait
-for each other in a circle) before its balance is read and written; a prepaid account never
-goes below its holds' total nor below zero (`InsufficientFunds`)."""
+Every account a journal or hold touches is locked (lock_objects.py: pk order, so two movements
+never wait for each other in a circle) before its balance is read and written; a prepaid account
+never goes below its holds' total nor below zero (`InsufficientFunds`).
 
+Refusals are `ApplicationError`s like everywhere else: `InsufficientFunds` carries the issuer's
+800.100.155 (the card services check the funds first and answer it as a decline, so it only
+surfaces from a direct call); `Unbalanced` and `InvalidHold` are defects of the caller, never of
+a requestor's input, and answer what any unexpected error does (999.999.999, HTTP 500 outside the
+issuer's JWE API), logged where they are found."""
+
+import logging
 from collections import defaultdict
-from collections.abc import Iterable
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -20,24 +26,45 @@ from django.db import transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
+from core import results as core_results
+from core.errors import ApplicationError
+
+from .. import results
+from .lock_objects import accounts_lock, hold_lock
 from .models import Entry, Hold, Journal, LedgerAccount
 
-
-class Unbalanced(ValueError):
-    """A journal whose entries do not sum to zero in a currency."""
+logger = logging.getLogger("issuer.ledger")
 
 
-class InsufficientFunds(ValueError):
+class LedgerDefect(ApplicationError):
+    """A call that would break the ledger's rules: a defect of the caller (HTTP 500, logged)."""
+
+    http_status = 500
+    default_result = core_results.UNEXPECTED_ERROR
+
+    def __init__(self, description: str):
+        logger.error("ledger refused: %s", description)
+        super().__init__(None, description)
+
+
+class Unbalanced(LedgerDefect):
+    """A journal whose entries do not sum to zero in a currency (or an entry of 0)."""
+
+
+class InvalidHold(LedgerDefect):
+    """A hold of 0 or less, or reduced by more than it holds."""
+
+
+class InsufficientFunds(ApplicationError):
     """An account that may not go below zero (or below its holds) would."""
 
+    default_result = results.INSUFFICIENT_FUNDS
 
-def _lock(accounts: Iterable[LedgerAccount]) -> dict[int, LedgerAccount]:
-    pks = sorted({account.pk for account in accounts})
-    locked = LedgerAccount.objects.select_for_update().filter(pk__in=pks).order_by("pk")
-    return {account.pk: account for account in locked}
+    def __init__(self, description: str):
+        super().__init__(None, description)
 
 
-def held(account: LedgerAccount, now: datetime | None = None) -> Decimal:
+def held(*, account: LedgerAccount, now: datetime | None = None) -> Decimal:
     """The total of the account's holds that still count at `now` (not released, not expired)."""
     total = Hold.objects.filter(
         account=account, released_at__isnull=True, expires_at__gt=now or timezone.now()
@@ -45,9 +72,9 @@ def held(account: LedgerAccount, now: datetime | None = None) -> Decimal:
     return total or Decimal(0)
 
 
-def available(account: LedgerAccount, now: datetime | None = None) -> Decimal:
+def available(*, account: LedgerAccount, now: datetime | None = None) -> Decimal:
     """Ledger balance less the holds that count."""
-    return account.balance - held(account, now)
+    return account.balance - held(account=account, now=now)
 
 
 def post(
@@ -72,9 +99,9 @@ def post(
         change[account.pk] += amount
     guarded = [account for account, _ in lines if not account.allow_negative]
     with transaction.atomic():
-        locked = _lock(guarded)
+        locked = accounts_lock(accounts=guarded)
         for pk, account in locked.items():
-            if change[pk] < 0 and available(account) + change[pk] < 0:
+            if change[pk] < 0 and available(account=account) + change[pk] < 0:
                 raise InsufficientFunds(f"{account} cannot pay {-change[pk]}")
         journal = Journal.objects.create(kind=kind, description=description)
         Entry.objects.bulk_create(
@@ -89,36 +116,25 @@ def post(
     return journal
 
 
-def lock_accounts(accounts: Iterable[LedgerAccount]) -> dict[int, LedgerAccount]:
-    """Lock accounts (pk order) in the caller's transaction, to check before moving."""
-    return _lock(accounts)
-
-
 def hold_place(
     *, account: LedgerAccount, amount: Decimal, reason: str = "", expires_at: datetime | None = None
 ) -> Hold:
     """Set `amount` aside on `account` (an authorization), until `expires_at` (by default the
     LEDGER_HOLD_LIFETIME_HOURS setting from now)."""
     if amount <= 0:
-        raise ValueError("a hold is more than 0")
+        raise InvalidHold("a hold is more than 0")
     expiry = expires_at or timezone.now() + timedelta(hours=settings.LEDGER_HOLD_LIFETIME_HOURS)
     with transaction.atomic():
-        locked = _lock([account])[account.pk]
-        if not locked.allow_negative and available(locked) < amount:
+        locked = accounts_lock(accounts=[account])[account.pk]
+        if not locked.allow_negative and available(account=locked) < amount:
             raise InsufficientFunds(f"{locked} cannot hold {amount}")
         return Hold.objects.create(account=locked, amount=amount, reason=reason, expires_at=expiry)
-
-
-def hold_lock(hold: Hold) -> Hold:
-    """The hold's row, locked (after its account's), in the caller's transaction."""
-    _lock([hold.account])
-    return Hold.objects.select_for_update().get(pk=hold.pk)
 
 
 def hold_reduce(*, hold: Hold, amount: Decimal) -> Hold:
     """Take `amount` off a locked hold (a capture): released when nothing is left."""
     if not 0 < amount <= hold.amount:
-        raise ValueError("a hold is reduced by more than 0 and at most what it holds")
+        raise InvalidHold("a hold is reduced by more than 0 and at most what it holds")
     if amount == hold.amount:
         hold.released_at = timezone.now()
         hold.save(update_fields=["released_at"])
@@ -130,8 +146,7 @@ def hold_reduce(*, hold: Hold, amount: Decimal) -> Hold:
 
 def hold_release(*, hold: Hold) -> Hold:
     with transaction.atomic():
-        _lock([hold.account])
-        locked = Hold.objects.select_for_update().get(pk=hold.pk)
+        locked = hold_lock(hold=hold)
         if locked.released_at is None:
             locked.released_at = timezone.now()
             locked.save(update_fields=["released_at"])

@@ -32,7 +32,9 @@ def linkage(call: Call) -> Answer:
     card = card_for(call)
     target = None
     if call.fields.get("accountReference"):
-        target = services.account_of(call.client_id, call.fields["accountReference"])
+        target = services.account_of(
+            client_id=call.client_id, reference=call.fields["accountReference"]
+        )
     card = services.account_link(card=card, iban=call.fields.get("iban") or "", account=target)
     return results.REQUEST_SUCCEEDED, card_fields(card), None
 
@@ -48,9 +50,11 @@ STATUS_UPDATE = Table(
 
 @account("StatusUpdate", STATUS_UPDATE, "suspend, resume or close an account")
 def status_update(call: Call) -> Answer:
-    target = services.account_of(call.client_id, call.fields["accountReference"])
+    target = services.account_of(
+        client_id=call.client_id, reference=call.fields["accountReference"]
+    )
     assert call.entry is not None
-    services.require_letter(target.product, call.entry)
+    services.require_letter(product=target.product, entry=call.entry)
     updated = services.account_set_status(
         account=target, target=call.fields["status"], actor=call.actor
     )

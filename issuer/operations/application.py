@@ -88,10 +88,10 @@ def card_application(call: Call) -> Answer:
     f = call.fields
     customer = None
     if f.get("customerReference"):
-        customer = services.customer_of(call.client_id, f["customerReference"])
-    product = services.product_named(f["productCode"])
+        customer = services.customer_of(client_id=call.client_id, reference=f["customerReference"])
+    product = services.product_named(code=f["productCode"])
     assert call.entry is not None
-    services.require_letter(product, call.entry)
+    services.require_letter(product=product, entry=call.entry)
     card = services.card_apply(
         client_id=call.client_id,
         product_code=f["productCode"],

@@ -91,7 +91,9 @@ authentication = group("authentication")
 @authentication("StartOOBAuthen", START_OOB_TABLE, "start an out-of-band authentication")
 def start_oob(call: Call) -> Answer:
     f = call.fields
-    card_services.card_of(call.client_id, f["cardReference"])  # the cardholder's card
+    card_services.card_of(
+        client_id=call.client_id, reference=f["cardReference"]
+    )  # the cardholder's card
     auth, link_token = services.oob_start(
         client_id=call.client_id,
         card_reference=f["cardReference"],
@@ -118,7 +120,7 @@ def oob_result_inquiry(call: Call) -> Answer:
 @authentication("SendOTP", SEND_OTP_TABLE, "send a one-time password to the cardholder")
 def send_otp(call: Call) -> Answer:
     f = call.fields
-    card = card_services.card_of(call.client_id, f["cardReference"])
+    card = card_services.card_of(client_id=call.client_id, reference=f["cardReference"])
     contact = card.customer.mobile if f["channel"] == OTPChannel.SMS else card.customer.email
     if not contact:
         raise ApplicationError(issuer_results.NO_CONTACT_FOR_CHANNEL)

@@ -233,7 +233,7 @@ def cvv2_inquiry(call: Call) -> Answer:
     found = card_for(call)
     return (
         results.REQUEST_SUCCEEDED,
-        {"cardReference": found.reference, "cvv2": services.card_cvv2(found)},
+        {"cardReference": found.reference, "cvv2": services.card_cvv2(card=found)},
         None,
     )
 
@@ -244,7 +244,7 @@ CVV2_VERIFY = Table([CARD_REFERENCE, F("cvv2", N(3, min=3), MANDATORY, secret=Tr
 @card("CVV2Verify", CVV2_VERIFY, "check a virtual card's CVV2")
 def cvv2_verify(call: Call) -> Answer:
     found = card_for(call)
-    verified = services.card_cvv2_verify(found, call.fields["cvv2"])
+    verified = services.card_cvv2_verify(card=found, candidate=call.fields["cvv2"])
     result = results.REQUEST_SUCCEEDED if verified else issuer_results.SECURITY_CODE_MISMATCH
     return result, {"cardReference": found.reference, "verified": verified}, None
 
@@ -252,7 +252,7 @@ def cvv2_verify(call: Call) -> Answer:
 @card("GenerateDCVV", Table([CARD_REFERENCE]), "a dynamic CVV for the current time window")
 def generate_dcvv(call: Call) -> Answer:
     found = card_for(call)
-    code, valid_until = services.card_dcvv(found)
+    code, valid_until = services.card_dcvv(card=found)
     fields = {"cardReference": found.reference, "dcvv": code, "validUntil": stamp(valid_until)}
     return results.REQUEST_SUCCEEDED, fields, None
 

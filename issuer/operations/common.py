@@ -97,9 +97,9 @@ def address_of(fields: dict[str, Any], prefix: str) -> services.Address:
 
 def card_for(call: Call, name: str = "cardReference") -> Card:
     """The requestor's card named by `name`, once its product runs the operation."""
-    card = services.card_of(call.client_id, call.fields[name])
+    card = services.card_of(client_id=call.client_id, reference=call.fields[name])
     if call.entry is not None:
-        services.require_letter(card.product, call.entry)
+        services.require_letter(product=card.product, entry=call.entry)
     return card
 
 
@@ -108,9 +108,9 @@ def card_by_reference_or_number(call: Call) -> Card:
     its own card with that cardNumber; once its product runs the operation."""
     if not call.fields.get("cardNumber"):
         return card_for(call)
-    card = services.card_of_number(call.client_id, call.fields["cardNumber"])
+    card = services.card_of_number(client_id=call.client_id, number=call.fields["cardNumber"])
     if call.entry is not None:
-        services.require_letter(card.product, call.entry)
+        services.require_letter(product=card.product, entry=call.entry)
     return card
 
 
@@ -151,9 +151,11 @@ CARD_BY_REFERENCE_OR_NUMBER = Table(
 
 
 def original_for(call: Call) -> CardTransaction:
-    original = money.original_of(call.client_id, call.fields["originalTransactionId"])
+    original = money.original_of(
+        client_id=call.client_id, transaction_id=call.fields["originalTransactionId"]
+    )
     if call.entry is not None:
-        services.require_letter(original.card.product, call.entry)
+        services.require_letter(product=original.card.product, entry=call.entry)
     return original
 
 
@@ -161,7 +163,7 @@ def money_request(call: Call) -> money.Request:
     return money.Request(
         client_id=call.client_id,
         requestor_reference=call.fields["requestorReference"],
-        digest=money.request_hash(call.fields),
+        digest=money.request_hash(fields=call.fields),
         description=str(call.fields.get("description") or ""),
     )
 

@@ -54,7 +54,7 @@ def account_fields(account):  # type: ignore[no-untyped-def]
     if account.iban:
         fields["iban"] = account.iban
     if first is not None:
-        fields.update(money.balances(first))
+        fields.update(money.balances(card=first))
     return fields
 
 
@@ -64,9 +64,11 @@ def account_fields(account):  # type: ignore[no-untyped-def]
     "the account: status, balances, its cards",
 )
 def account_info(call: Call) -> Answer:
-    account = services.account_of(call.client_id, call.fields["accountReference"])
+    account = services.account_of(
+        client_id=call.client_id, reference=call.fields["accountReference"]
+    )
     assert call.entry is not None
-    services.require_letter(account.product, call.entry)
+    services.require_letter(product=account.product, entry=call.entry)
     return results.REQUEST_SUCCEEDED, account_fields(account), None
 
 

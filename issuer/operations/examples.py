@@ -21,7 +21,8 @@ def given_values(client_id: str) -> dict[str, str]:
     from ..cards import services
     from ..demo import PREPAID_CARD
 
-    return {"number": services.card_number(services.card_of(client_id, PREPAID_CARD))}
+    card = services.card_of(client_id=client_id, reference=PREPAID_CARD)
+    return {"number": services.card_number(card=card)}
 
 
 # (group, operation, payload, the answer's id or member kept as <name>, expected result)

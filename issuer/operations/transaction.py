@@ -50,7 +50,7 @@ def balance_inquiry(call: Call) -> Answer:
     found = card_for(call)
     return (
         results.REQUEST_SUCCEEDED,
-        {"cardReference": found.reference, **money.balances(found)},
+        {"cardReference": found.reference, **money.balances(card=found)},
         None,
     )
 
@@ -61,7 +61,7 @@ def balance_inquiry(call: Call) -> Answer:
 def load_fund(call: Call) -> Answer:
     f = call.fields
     return money.load(
-        money_request(call), card=card_for(call), amount=f["amount"], currency=f["currency"]
+        request=money_request(call), card=card_for(call), amount=f["amount"], currency=f["currency"]
     )
 
 
@@ -71,7 +71,7 @@ def load_fund(call: Call) -> Answer:
 def withdraw(call: Call) -> Answer:
     f = call.fields
     return money.withdraw(
-        money_request(call),
+        request=money_request(call),
         card=card_for(call),
         amount=f["amount"],
         currency=f["currency"],
@@ -104,7 +104,7 @@ def transfer_fund(call: Call) -> Answer:
             [("targetCardReference", "***", "must be a card on another account than cardReference")]
         )
     return money.transfer(
-        money_request(call),
+        request=money_request(call),
         source=source,
         target=target,
         amount=f["amount"],
@@ -129,7 +129,7 @@ PURCHASE = Table(
 def purchase(call: Call) -> Answer:
     f = call.fields
     return money.purchase(
-        money_request(call),
+        request=money_request(call),
         card=card_for(call),
         amount=f["amount"],
         currency=f["currency"],
@@ -146,7 +146,10 @@ REFUND = Table([ORIGINAL, REQUESTOR_REFERENCE, AMOUNT, CURRENCY], rules=[positiv
 def refund(call: Call) -> Answer:
     f = call.fields
     return money.refund(
-        money_request(call), original=original_for(call), amount=f["amount"], currency=f["currency"]
+        request=money_request(call),
+        original=original_for(call),
+        amount=f["amount"],
+        currency=f["currency"],
     )
 
 
@@ -156,7 +159,7 @@ def refund(call: Call) -> Answer:
     "undo a Purchase, Withdraw or LoadFund, once",
 )
 def reversal(call: Call) -> Answer:
-    return money.reversal(money_request(call), original=original_for(call))
+    return money.reversal(request=money_request(call), original=original_for(call))
 
 
 BLOCK = Table(
@@ -181,7 +184,7 @@ def block_fund(call: Call) -> Answer:
     if f.get("expiry"):
         expires_at = timezone.now() + timedelta(seconds=f["expiry"])
     return money.block(
-        money_request(call),
+        request=money_request(call),
         card=card_for(call),
         amount=f["amount"],
         currency=f["currency"],
@@ -192,7 +195,7 @@ def block_fund(call: Call) -> Answer:
 
 @transaction("UnblockFund", Table([ORIGINAL, REQUESTOR_REFERENCE]), "release a BlockFund's hold")
 def unblock_fund(call: Call) -> Answer:
-    return money.unblock(money_request(call), original=original_for(call))
+    return money.unblock(request=money_request(call), original=original_for(call))
 
 
 @transaction(
@@ -201,7 +204,7 @@ def unblock_fund(call: Call) -> Answer:
 def service_charge(call: Call) -> Answer:
     f = call.fields
     return money.service_charge(
-        money_request(call), card=card_for(call), amount=f["amount"], currency=f["currency"]
+        request=money_request(call), card=card_for(call), amount=f["amount"], currency=f["currency"]
     )
 
 
@@ -215,7 +218,7 @@ VERIFICATION = Table(
 def verification(call: Call) -> Answer:
     f = call.fields
     return money.verification(
-        money_request(call),
+        request=money_request(call),
         card=card_for(call),
         security_code=f.get("cvv2") or "",
         expiry=expiry_of(f),
@@ -232,7 +235,7 @@ ADJUSTMENT = Table(
 def debit_adjustment(call: Call) -> Answer:
     f = call.fields
     return money.adjust(
-        money_request(call),
+        request=money_request(call),
         card=card_for(call),
         amount=f["amount"],
         currency=f["currency"],
@@ -244,7 +247,7 @@ def debit_adjustment(call: Call) -> Answer:
 def credit_adjustment(call: Call) -> Answer:
     f = call.fields
     return money.adjust(
-        money_request(call),
+        request=money_request(call),
         card=card_for(call),
         amount=f["amount"],
         currency=f["currency"],
@@ -313,15 +316,17 @@ def _page(call: Call, rows: Any) -> Answer:
 
 
 def _window(call: Call) -> dict[str, Any]:
-    since, until = money.day_bounds(call.fields.get("fromDate"), call.fields.get("toDate"))
+    since, until = money.day_bounds(
+        first=call.fields.get("fromDate"), last=call.fields.get("toDate")
+    )
     return {"since": since, "until": until, "type": call.fields.get("type") or ""}
 
 
 @transaction("TransactionHistory", HISTORY, "what moved the account's money, newest first")
 def transaction_history(call: Call) -> Answer:
-    return _page(call, money.history(card_for(call), **_window(call)))
+    return _page(call, money.history(card=card_for(call), **_window(call)))
 
 
 @transaction("AuthorizationHistory", HISTORY, "every authorization, approved or declined")
 def authorization_history(call: Call) -> Answer:
-    return _page(call, money.authorizations(card_for(call), **_window(call)))
+    return _page(call, money.authorizations(card=card_for(call), **_window(call)))

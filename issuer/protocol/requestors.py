@@ -30,6 +30,7 @@ from oauth2_provider.models import Application
 from core.errors import Unavailable
 
 from .. import results
+from ..lock_objects import application_lock
 from ..models import RequestorProfile
 
 MIN_RSA_BITS = 2048
@@ -314,7 +315,7 @@ def requestor_register(
     if not client_id or len(client_id) > 100:
         raise ValidationError({"client_id": ["a client id of 1 to 100 characters is required"]})
     jwks, jwks_uri, scopes = requestor_check(jwks=jwks, jwks_uri=jwks_uri, scopes=scopes)
-    application = Application.objects.select_for_update().filter(client_id=client_id).first()
+    application = application_lock(client_id=client_id)
     if application is None:
         application = Application(client_id=client_id)
     application.name = name or application.name or client_id

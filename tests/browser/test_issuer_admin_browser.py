@@ -44,7 +44,7 @@ def test_issuer_staff_suspend_a_card_and_read_the_product_and_account(
     assert Card.objects.get(pk=cards.prepaid.pk).status == "SUSPENDED"
     page.goto(live_server.url + f"/admin/issuer/card/{cards.prepaid.pk}/change/")
     expect(page.locator("body")).to_contain_text("SUSPECTED_FRAUD")
-    assert services.card_number(cards.prepaid) not in page.content()
+    assert services.card_number(card=cards.prepaid) not in page.content()
     screenshot(desk, "admin-issuer-card.png")
     page.locator("#limits-group").scroll_into_view_if_needed()
     expect(page.locator("#history-group")).to_contain_text("SUSPECTED_FRAUD")

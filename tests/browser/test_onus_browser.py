@@ -46,7 +46,7 @@ class Issuer:
 
 def card_fields(card: Card, cvv: str) -> dict[str, str]:
     return {
-        "card.number": services.card_number(card),
+        "card.number": services.card_number(card=card),
         "card.holder": "Max Mustermann",
         "card.expiryMonth": f"{card.expiry_month:02d}",
         "card.expiryYear": str(card.expiry_year),
@@ -125,7 +125,7 @@ def test_the_closed_loop_end_to_end(
     page = tab.page
     page.goto(checkout["redirect"]["url"])
     page.fill("#cc-name", "Max Mustermann")
-    page.fill("#cc-number", services.card_number(card))
+    page.fill("#cc-number", services.card_number(card=card))
     page.select_option("#cc-exp-month", f"{card.expiry_month:02d}")
     page.select_option("#cc-exp-year", str(card.expiry_year))
     page.fill("#cc-csc", cvv)

@@ -39,11 +39,11 @@ def payer(merchant_api, merchant) -> Payer:
 def on_us(issued: Card, **extra: str) -> dict[str, str]:
     """The card fields a shopper types for one of the issuer's cards."""
     return card(
-        services.card_number(issued),
+        services.card_number(card=issued),
         **{
             "card.expiryMonth": f"{issued.expiry_month:02d}",
             "card.expiryYear": str(issued.expiry_year),
-            "card.cvv": services.card_cvv2(issued),
+            "card.cvv": services.card_cvv2(card=issued),
             **extra,
         },
     )
@@ -54,7 +54,7 @@ def pay(payer: Payer, issued: Card, kind: str = "DB", amount: str = "10.00", **e
 
 
 def balances(issued: Card) -> tuple[str, str]:
-    found = money.balances(Card.objects.get(pk=issued.pk))
+    found = money.balances(card=Card.objects.get(pk=issued.pk))
     return found["ledgerBalance"], found["availableBalance"]
 
 
@@ -105,6 +105,22 @@ def test_pa_captures_debit_refund_and_reversals_move_the_card(payer, cards):
     assert sum(e.amount for e in Entry.objects.filter(account=ledger)) == Decimal("435.00")
 
 
+def test_a_credit_to_the_card_is_recorded_as_a_credit_and_shown_as_an_authorization(payer, cards):
+    """The acquirer's CD is money in from settlement that refers to no purchase: the issuer
+    records a CREDIT (it was recorded as a REFUND), and AuthorizationHistory lists it."""
+    from tests.issuer.test_operations import call
+
+    credit = pay(payer, cards.prepaid, "CD", "20.00").json()
+    assert credit["result"]["code"] == APPROVED, credit
+    assert balances(cards.prepaid) == ("520.00", "520.00")
+    row = CardTransaction.objects.get(client_id=onus.ACQUIRER, requestor_reference=credit["id"])
+    assert (row.type, row.status, row.original_id) == ("CREDIT", "APPROVED", None)
+
+    history = call("transaction", "AuthorizationHistory", cardReference=cards.prepaid.reference)
+    shown = [r for r in history["records"] if r["transactionId"] == row.reference]
+    assert [r["type"] for r in shown] == ["CREDIT"], history
+
+
 @pytest.mark.parametrize(
     ("setup", "fields", "expected"),
     [
@@ -119,7 +135,7 @@ def test_issuer_declines_reach_the_merchant_as_a_network_would_give_them(
     payer, cards, setup, fields, expected
 ):
     prepaid = cards.prepaid
-    if services.card_cvv2(prepaid) == "000":
+    if services.card_cvv2(card=prepaid) == "000":
         fields = {**fields, "card.cvv": "001"} if "card.cvv" in fields else fields
     if setup != "none":
         Card.objects.filter(pk=prepaid.pk).update(status=setup.upper())
@@ -340,7 +356,7 @@ def test_a_stored_on_us_card_pays_on_us(payer, cards):
         **{
             "standingInstruction.source": "CIT",
             "standingInstruction.type": "UNSCHEDULED",
-            "card.cvv": services.card_cvv2(cards.prepaid),
+            "card.cvv": services.card_cvv2(card=cards.prepaid),
         },
     ).json()
     assert stored["result"]["code"] == APPROVED, stored

@@ -84,7 +84,7 @@ def test_an_app_cardholder_approves_out_of_band(payer, cards):
     answer = final(payer, data["id"])
     assert answer["result"]["code"] == APPROVED
     assert answer["threeDSecure"]["authenticationStatus"] == "Y"
-    assert money.balances(Card.objects.get(pk=cards.prepaid.pk))["ledgerBalance"] == "480.00"
+    assert money.balances(card=Card.objects.get(pk=cards.prepaid.pk))["ledgerBalance"] == "480.00"
 
 
 def test_a_rejection_in_the_app_fails_the_payment(payer, cards):
@@ -97,7 +97,7 @@ def test_a_rejection_in_the_app_fails_the_payment(payer, cards):
     shopper.post(f"/threeds/acs/{auth.pk}/challenge", {"nonce": nonce_of(page)})
     answer = final(payer, data["id"])
     assert answer["result"]["code"] == "100.380.401"
-    assert money.balances(Card.objects.get(pk=cards.prepaid.pk))["ledgerBalance"] == "500.00"
+    assert money.balances(card=Card.objects.get(pk=cards.prepaid.pk))["ledgerBalance"] == "500.00"
 
 
 def test_an_sms_cardholder_types_the_issuers_one_time_password(payer, cards):
@@ -117,7 +117,7 @@ def test_an_sms_cardholder_types_the_issuers_one_time_password(payer, cards):
     shopper.post(f"/threeds/acs/{auth.pk}/challenge", {"nonce": nonce_of(page), "otp": code})
     answer = final(payer, data["id"])
     assert answer["result"]["code"] == APPROVED
-    assert money.balances(Card.objects.get(pk=cards.debit.pk))["ledgerBalance"] == "2480.00"
+    assert money.balances(card=Card.objects.get(pk=cards.debit.pk))["ledgerBalance"] == "2480.00"
 
 
 def test_a_cardholder_without_a_channel_goes_frictionless(payer, cards):

@@ -37,7 +37,7 @@ def errors(answer):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("group", GROUPS)
 def test_the_requestors_own_card_is_found_by_its_number(cards, group):
-    number = services.card_number(cards.prepaid)
+    number = services.card_number(card=cards.prepaid)
 
     answer = call(group, "CardInfoInquiry", cardNumber=number)
 
@@ -54,9 +54,9 @@ def test_the_requestors_own_card_is_found_by_its_number(cards, group):
 
 @pytest.mark.parametrize("group", GROUPS)
 def test_another_requestors_number_answers_like_an_unknown_one(cards, group):
-    theirs = services.card_number(cards.debit)
+    theirs = services.card_number(card=cards.debit)
     unknown = "4595000000000018"  # Luhn-valid, in the demo BIN, issued to nobody
-    assert services.card_by_number(unknown) is None
+    assert services.card_by_number(number=unknown) is None
 
     another = call(group, "CardInfoInquiry", client="another", cardNumber=theirs)
     nobody = call(group, "CardInfoInquiry", cardNumber=unknown)
@@ -68,7 +68,7 @@ def test_another_requestors_number_answers_like_an_unknown_one(cards, group):
 
 @pytest.mark.parametrize("group", GROUPS)
 def test_the_number_is_never_echoed_in_an_error(cards, group):
-    number = services.card_number(cards.prepaid)
+    number = services.card_number(card=cards.prepaid)
 
     both = call(group, "CardInfoInquiry", cardReference=demo.PREPAID_CARD, cardNumber=number)
     neither = call(group, "CardInfoInquiry")
@@ -84,7 +84,7 @@ def test_the_number_is_never_echoed_in_an_error(cards, group):
 
 def test_the_number_is_in_no_log_line_and_nothing_is_written(cards, caplog):
     caplog.set_level(logging.DEBUG)
-    number = services.card_number(cards.prepaid)
+    number = services.card_number(card=cards.prepaid)
     before = StringIO()
     call_command("dumpdata", "issuer", stdout=before)
 
@@ -122,7 +122,7 @@ def test_a_card_number_may_be_sent_in_the_listed_fields_only():
 
 
 def test_a_card_number_anywhere_else_is_still_refused(cards):
-    pan = services.card_number(cards.prepaid)
+    pan = services.card_number(card=cards.prepaid)
     as_reference = call("card", "CardInfoInquiry", cardReference=pan)
     in_a_name = call(
         "transaction",
@@ -166,7 +166,7 @@ def test_seed_demo_prints_the_on_us_cards_reference_and_its_balance_line(setting
     number, reference, requestor = re.search(
         r"on-us card: (\d{16}) \S+ cvv \d{3} \(cardReference (\S+), requestor (\S+)\)", line
     ).groups()  # type: ignore[union-attr]
-    assert services.card_of_number(requestor, number).reference == reference
+    assert services.card_of_number(client_id=requestor, number=number).reference == reference
     [balance] = [ln for ln in text.splitlines() if "its balance:" in ln]
     assert (
         "issuer_client --key-file" in balance

@@ -23,7 +23,7 @@ def cards():  # type: ignore[no-untyped-def]
 
 
 def test_every_issuer_page_opens_and_shows_no_card_number(admin_client, cards):
-    number = services.card_number(cards.prepaid)
+    number = services.card_number(card=cards.prepaid)
     pages = [
         reverse(f"admin:issuer_{name}_changelist")
         for name in (

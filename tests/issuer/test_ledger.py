@@ -10,7 +10,9 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from core.errors import error_answer
 from issuer.ledger import services
+from issuer.ledger.models import Hold
 from issuer.models import AccountKind, Entry, Journal, LedgerAccount
 
 pytestmark = pytest.mark.django_db
@@ -70,14 +72,34 @@ def test_holds_make_the_available_balance_and_an_expired_one_stops_at_once():
     soon = timezone.now() + timedelta(minutes=5)
     hold = services.hold_place(account=card, amount=D("8.00"), expires_at=soon)
     card.refresh_from_db()
-    assert services.available(card) == D("2.00")
+    assert services.available(account=card) == D("2.00")
     with pytest.raises(services.InsufficientFunds):
         services.post(kind="Purchase", lines=[(card, D("-3.00")), (funding, D("3.00"))])
-    assert services.available(card, now=soon + timedelta(seconds=1)) == D("10.00")
+    assert services.available(account=card, now=soon + timedelta(seconds=1)) == D("10.00")
     services.hold_release(hold=hold)
-    assert services.available(card) == D("10.00")
+    assert services.available(account=card) == D("10.00")
     with pytest.raises(services.InsufficientFunds):
         services.hold_place(account=card, amount=D("10.01"))
+
+
+def test_the_ledgers_refusals_are_application_errors_with_result_codes():
+    """Like every other refusal of the platform (core.errors): not enough money is the issuer's
+    800.100.155; a journal that does not balance, or a hold of nothing, is a defect of the
+    caller and answers as any unexpected error (HTTP 500, 999.999.999)."""
+    funding, card = accounts()
+    with pytest.raises(services.InsufficientFunds) as poor:
+        services.post(kind="Purchase", lines=[(card, D("-1.00")), (funding, D("1.00"))])
+    with pytest.raises(services.Unbalanced) as unbalanced:
+        services.post(kind="LoadFund", lines=[(funding, D("-1.00")), (card, D("2.00"))])
+    with pytest.raises(services.InvalidHold) as nothing:
+        services.hold_place(account=card, amount=D("0"))
+    answers = [error_answer(exc.value) for exc in (poor, unbalanced, nothing)]
+    assert [(a.status, a.body["result"]["code"]) for a in answers] == [
+        (200, "800.100.155"),
+        (500, "999.999.999"),
+        (500, "999.999.999"),
+    ]
+    assert not Journal.objects.exists() and not Hold.objects.exists()
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks: PostgreSQL")

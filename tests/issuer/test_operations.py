@@ -197,7 +197,9 @@ def test_card_lifecycle_table(cards, source, target):
     )
     assert CARD_LIFECYCLE.allows(source, target) == allowed
     if allowed:
-        services.card_set_status(card, target, reason="ISSUER_DECISION", actor="staff:alice")
+        services.card_set_status(
+            card=card, target=target, reason="ISSUER_DECISION", actor="staff:alice"
+        )
         last = card.history.last()
         assert (last.from_status, last.to_status, last.reason, last.changed_by) == (
             source,
@@ -207,7 +209,9 @@ def test_card_lifecycle_table(cards, source, target):
         )
     else:
         with pytest.raises(Exception) as refused:
-            services.card_set_status(card, target, reason="ISSUER_DECISION", actor="staff:alice")
+            services.card_set_status(
+                card=card, target=target, reason="ISSUER_DECISION", actor="staff:alice"
+            )
         assert refused.value.result.code == "700.500.110"
 
 
@@ -263,7 +267,7 @@ def test_a_card_that_cannot_pay_is_declined_and_the_decline_is_kept(cards, statu
     assert (code(answer), answer["status"]) == (expected, "DECLINED")
     history = call("transaction", "AuthorizationHistory", cardReference=cards.prepaid.reference)
     assert history["records"][0]["resultCode"] == expected
-    assert money.balances(cards.prepaid)["ledgerBalance"] == "500.00"
+    assert money.balances(card=cards.prepaid)["ledgerBalance"] == "500.00"
 
 
 def purchase(card: Card, ref: str, amount: str = "1.00", **extra: Any) -> dict[str, Any]:
@@ -283,14 +287,14 @@ def test_insufficient_funds_security_code_and_expiry_declines(cards):
     card = cards.prepaid
     assert code(purchase(card, "p1", "500.01")) == "800.100.155"
     assert (
-        code(purchase(card, "p2", cvv2="000" if services.card_cvv2(card) != "000" else "111"))
+        code(purchase(card, "p2", cvv2="000" if services.card_cvv2(card=card) != "000" else "111"))
         == "100.100.610"
     )
     assert code(purchase(card, "p3", expiryMonth="01", expiryYear="2020")) == "800.100.157"
     good = purchase(
         card,
         "p4",
-        cvv2=services.card_cvv2(card),
+        cvv2=services.card_cvv2(card=card),
         expiryMonth=f"{card.expiry_month:02d}",
         expiryYear=str(card.expiry_year),
     )
@@ -306,7 +310,7 @@ def test_the_same_reference_and_body_answer_the_stored_answer_another_body_is_re
     assert first["transactionId"] == again["transactionId"]
     assert again["ledgerBalance"] == "490.00"
     assert code(other) == "800.110.110" and other["transactionId"] == first["transactionId"]
-    assert money.balances(cards.prepaid)["ledgerBalance"] == "490.00"
+    assert money.balances(card=cards.prepaid)["ledgerBalance"] == "490.00"
     assert CardTransaction.objects.filter(requestor_reference="p1").count() == 1
 
 
@@ -356,7 +360,7 @@ def test_reversal_once_refund_at_most_what_is_left(cards):
     first = call("transaction", "Reversal", originalTransactionId=other, requestorReference="v2")
     second = call("transaction", "Reversal", originalTransactionId=other, requestorReference="v3")
     assert (code(first), code(second)) == ("000.000.000", "700.400.310")
-    assert money.balances(cards.prepaid)["ledgerBalance"] == "490.00"
+    assert money.balances(card=cards.prepaid)["ledgerBalance"] == "490.00"
 
 
 def test_a_spent_load_cannot_be_reversed(cards):
@@ -378,7 +382,7 @@ def test_a_spent_load_cannot_be_reversed(cards):
     )
 
     assert code(answer) == "800.100.155"
-    assert money.balances(cards.prepaid)["ledgerBalance"] == "30.00"
+    assert money.balances(card=cards.prepaid)["ledgerBalance"] == "30.00"
 
 
 def test_blocked_funds_lower_the_available_balance_until_released(cards):
@@ -464,7 +468,7 @@ def test_cvv2_only_for_virtual_cards_and_dcvv_verifies(cards):
     )
     dcvv = call("card", "GenerateDCVV", cardReference=cards.prepaid.reference)["dcvv"]
     card = Card.objects.get(pk=cards.prepaid.pk)
-    assert services.security_code_matches(card, dcvv)
+    assert services.security_code_matches(card=card, candidate=dcvv)
 
 
 def test_replacement_same_number_keeps_the_number_lost_card_gets_a_new_one(cards):
@@ -473,7 +477,7 @@ def test_replacement_same_number_keeps_the_number_lost_card_gets_a_new_one(cards
         "card", "Replacement", cardReference=old.reference, replacementType="SAME", reason="DAMAGED"
     )
     new = Card.objects.get(reference=same["cardReference"])
-    assert services.card_number(new) == services.card_number(old)
+    assert services.card_number(card=new) == services.card_number(card=old)
     assert Card.objects.get(pk=old.pk).status == "REPLACED"
     assert (
         code(
@@ -498,11 +502,13 @@ def test_replacement_same_number_keeps_the_number_lost_card_gets_a_new_one(cards
         deliveryAddress={"line1": "Heidestrasse 17", "city": "Koeln", "country": "DE"},
     )
     newer = Card.objects.get(reference=lost["cardReference"])
-    assert newer.form == "PHYSICAL" and services.card_number(newer) != services.card_number(new)
+    assert newer.form == "PHYSICAL" and services.card_number(card=newer) != services.card_number(
+        card=new
+    )
     statuses = list(Card.objects.get(pk=new.pk).history.values_list("to_status", flat=True))
     assert statuses[-2:] == ["LOST", "REPLACED"]
     # The balance stays on the account.
-    assert money.balances(newer)["ledgerBalance"] == "500.00"
+    assert money.balances(card=newer)["ledgerBalance"] == "500.00"
 
 
 def test_a_physical_card_needs_a_delivery_address(cards):
@@ -529,7 +535,7 @@ def test_a_new_card_is_numbered_in_the_bin_range_with_a_luhn_digit(cards):
         customer={"firstName": "A", "lastName": "B"},
     )
     card = Card.objects.get(reference=answer["cardReference"])
-    number = services.card_number(card)
+    number = services.card_number(card=card)
     assert number.startswith(demo.DEBIT_BIN) and luhn.is_valid(number) and len(number) == 16
     assert answer["status"] == "INACTIVE"
     assert code(call("card", "Activation", cardReference=card.reference)) == "100.700.820"
@@ -584,7 +590,7 @@ def test_token_state_update_by_the_issuer_suspends_and_notifies(cards):
 
 def test_pin_pan_and_cvv_are_in_no_table_dump_and_no_log_line(cards, caplog):
     caplog.set_level(logging.DEBUG)
-    number = services.card_number(cards.prepaid)
+    number = services.card_number(card=cards.prepaid)
     cvv2 = call("card", "CVV2Inquiry", cardReference=cards.prepaid.reference)["cvv2"]
     call("card", "PINReset", cardReference=cards.prepaid.reference, newPin="86420975")
     call("card", "PINVerify", cardReference=cards.prepaid.reference, pin="86420975")
@@ -797,7 +803,7 @@ def test_zero_refund_and_transfer_are_refused_too(cards):
 
 
 def test_a_card_number_is_refused_in_every_field_and_never_echoed(cards):
-    pan = services.card_number(cards.prepaid)
+    pan = services.card_number(card=cards.prepaid)
     answers = [
         purchase(cards.prepaid, "p1", merchantName=f"Shop {pan}"),
         purchase(cards.prepaid, pan),
@@ -845,7 +851,7 @@ def test_no_transfer_to_the_same_account(cards):
         currency="EUR",
     )
     assert code(answer) == "200.300.404"
-    assert money.balances(cards.prepaid)["ledgerBalance"] == "500.00"
+    assert money.balances(card=cards.prepaid)["ledgerBalance"] == "500.00"
 
 
 def test_an_account_that_holds_money_is_not_closed(cards):

@@ -111,7 +111,7 @@ def test_fifty_parallel_purchases_on_a_card_that_can_pay_ten():
 
     assert codes.count("000.000.000") == 10
     assert codes.count("800.100.155") == 40
-    balance = money.balances(Card.objects.get(pk=cards.prepaid.pk))
+    balance = money.balances(card=Card.objects.get(pk=cards.prepaid.pk))
     assert balance["ledgerBalance"] == balance["availableBalance"] == "0.00"
     assert CardTransaction.objects.filter(type="PURCHASE").count() == 50
     ledger = cards.prepaid.account.ledger
@@ -140,7 +140,7 @@ def test_limits_hold_under_concurrency():
 
     assert pos.count("000.000.000") == 5 and pos.count("800.100.163") == 15
     assert web.count("000.000.000") == 3 and web.count("800.100.162") == 17
-    assert money.balances(card)["ledgerBalance"] == "465.00"
+    assert money.balances(card=card)["ledgerBalance"] == "465.00"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -269,7 +269,7 @@ class Command(BaseCommand):
         out(f"  portal user   user={PORTAL_USER} password={credentials['portal']['password']}")
         cards = issuer_demo.demo_cards(ISSUER_REQUESTOR)
         for card in (cards.prepaid, cards.debit):
-            balance = issuer_money.balances(card)
+            balance = issuer_money.balances(card=card)
             out(
                 f"  issuer card   {card.reference} ({card.product.kind}, requestor "
                 f"{ISSUER_REQUESTOR}): {card.masked} {card.expiry}, PIN {issuer_demo.DEMO_PIN}, "
@@ -280,8 +280,8 @@ class Command(BaseCommand):
         # it by its cardReference (BalanceInquiry and every catalogue operation take that; a
         # CardInfoInquiry with the number finds it too).
         out(
-            f"  on-us card: {issuer_services.card_number(prepaid)} {prepaid.expiry} "
-            f"cvv {issuer_services.card_cvv2(prepaid)} (cardReference {prepaid.reference}, "
+            f"  on-us card: {issuer_services.card_number(card=prepaid)} {prepaid.expiry} "
+            f"cvv {issuer_services.card_cvv2(card=prepaid)} (cardReference {prepaid.reference}, "
             f"requestor {ISSUER_REQUESTOR})"
         )
         key_file = shown_path(Path(settings.DEMO_REQUESTOR_KEY_FILE))

@@ -129,7 +129,7 @@ class Command(BaseCommand):
             "--scopes START_OOB token"
         )
         for card in (cards.prepaid, cards.debit):
-            balance = money.balances(card)
+            balance = money.balances(card=card)
             out(
                 f"  demo {card.product.kind} card {card.reference}: {card.masked} "
                 f"{card.expiry}, PIN {demo.DEMO_PIN}, available "

@@ -1,0 +1,193 @@
+"""Reads of the issuer's products, cards, accounts, customers and transactions.
+
+Every look-up by reference is scoped to the requestor (`client_id`): another requestor's card,
+account, customer or transaction answers exactly like an unknown reference (404 with the
+group's result code). Nothing here locks or writes: the locked reads are in lock_objects.py, the
+changes in services/ and money/.
+"""
+
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from core import cards as core_cards
+from core.errors import NotFound
+
+from .. import results
+from ..ledger.models import LedgerAccount
+from ..ledger.services import held
+from .models import (
+    Card,
+    CardAccount,
+    CardProduct,
+    CardTransaction,
+    Customer,
+    TransactionStatus,
+    TransactionType,
+)
+
+# --- products, cards, accounts, customers -------------------------------------------------------
+
+
+def product_named(*, code: str) -> CardProduct:
+    """An active product by its code (CardApplication's productCode)."""
+    product = CardProduct.objects.filter(code=code, active=True).first()
+    if product is None:
+        raise NotFound(results.PRODUCT_NOT_FOUND)
+    return product
+
+
+def cards_of(*, client_id: str) -> QuerySet[Card]:
+    """The requestor's cards, with what every operation reads of them."""
+    return Card.objects.filter(client_id=client_id).select_related(
+        "product", "customer", "account__ledger"
+    )
+
+
+def card_of(*, client_id: str, reference: str) -> Card:
+    card = cards_of(client_id=client_id).filter(reference=reference).first()
+    if card is None:
+        raise NotFound(results.CARD_NOT_FOUND)
+    return card
+
+
+def card_of_number(*, client_id: str, number: str) -> Card:
+    """The requestor's own card with this number, by its keyed fingerprint (the number itself is
+    never stored in clear nor logged). Another requestor's card, like an unknown number, is
+    CARD_NOT_FOUND: nobody learns which numbers the issuer holds for someone else."""
+    card = (
+        cards_of(client_id=client_id)
+        .filter(pan_fingerprint=core_cards.fingerprint(number))
+        .first()
+    )
+    if card is None:
+        raise NotFound(results.CARD_NOT_FOUND)
+    return card
+
+
+def accounts_of(*, client_id: str) -> QuerySet[CardAccount]:
+    return CardAccount.objects.filter(customer__client_id=client_id).select_related(
+        "product", "customer", "ledger"
+    )
+
+
+def account_of(*, client_id: str, reference: str) -> CardAccount:
+    account = accounts_of(client_id=client_id).filter(reference=reference).first()
+    if account is None:
+        raise NotFound(results.ACCOUNT_NOT_FOUND)
+    return account
+
+
+def customers_of(*, client_id: str) -> QuerySet[Customer]:
+    return Customer.objects.filter(client_id=client_id)
+
+
+def customer_of(*, client_id: str, reference: str) -> Customer:
+    customer = customers_of(client_id=client_id).filter(reference=reference).first()
+    if customer is None:
+        raise NotFound(results.CUSTOMER_NOT_FOUND)
+    return customer
+
+
+def card_by_number(*, number: str) -> Card | None:
+    """The issuer's card with this number (any requestor's), by fingerprint (issue 15)."""
+    return Card.objects.filter(pan_fingerprint=core_cards.fingerprint(number)).first()
+
+
+def card_number(*, card: Card) -> str:
+    """The card's number, from the vault (never logged, never in an answer)."""
+    return core_cards.decrypt_pan(card.pan_ciphertext)
+
+
+def card_expired(*, card: Card, today: date | None = None) -> bool:
+    return core_cards.expired(
+        f"{card.expiry_month:02d}", str(card.expiry_year), today or timezone.localdate()
+    )
+
+
+# --- money: balances, transactions, histories ---------------------------------------------------
+
+
+def balances(*, card: Card) -> dict[str, str]:
+    """The card's account: ledger and available balance, what is held, the currency (as the
+    Transaction group answers them)."""
+    ledger_account = LedgerAccount.objects.get(pk=card.account.ledger_id)
+    on_hold = held(account=ledger_account)
+    return {
+        "ledgerBalance": f"{ledger_account.balance:.2f}",
+        "availableBalance": f"{ledger_account.balance - on_hold:.2f}",
+        "heldAmount": f"{on_hold:.2f}",
+        "currency": ledger_account.currency,
+    }
+
+
+def original_of(*, client_id: str, transaction_id: str) -> CardTransaction:
+    """The requestor's transaction that a Refund, Reversal, UnblockFund or capture names."""
+    row = (
+        CardTransaction.objects.filter(client_id=client_id, reference=transaction_id)
+        .select_related("card", "account")
+        .first()
+    )
+    if row is None:
+        raise NotFound(results.TRANSACTION_NOT_FOUND)
+    return row
+
+
+# What AuthorizationHistory lists: every request to pay or to credit the card, approved or not.
+AUTHORIZATION_TYPES = (
+    TransactionType.PURCHASE,
+    TransactionType.WITHDRAW,
+    TransactionType.BLOCK,
+    TransactionType.VERIFICATION,
+    TransactionType.TRANSFER,
+    TransactionType.CREDIT,
+)
+
+
+def history(
+    *,
+    card: Card,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    type: str = "",
+) -> QuerySet[CardTransaction]:
+    """TransactionHistory: what moved the card's account's money (approved, with a journal),
+    newest first."""
+    rows = CardTransaction.objects.filter(
+        account=card.account, status=TransactionStatus.APPROVED, journal__isnull=False
+    )
+    return _window(rows, since, until, type)
+
+
+def authorizations(
+    *, card: Card, since: datetime | None = None, until: datetime | None = None, type: str = ""
+) -> QuerySet[CardTransaction]:
+    """AuthorizationHistory: every authorization of the card, approved or declined."""
+    rows = CardTransaction.objects.filter(card=card, type__in=AUTHORIZATION_TYPES)
+    return _window(rows, since, until, type)
+
+
+def _window(
+    rows: QuerySet[CardTransaction], since: datetime | None, until: datetime | None, type: str
+) -> QuerySet[CardTransaction]:
+    if since is not None:
+        rows = rows.filter(created_at__gte=since)
+    if until is not None:
+        rows = rows.filter(created_at__lt=until)
+    if type:
+        rows = rows.filter(type=type)
+    return rows.select_related("card", "original").order_by("-created_at", "-pk")
+
+
+def day_bounds(*, first: Any, last: Any) -> tuple[datetime | None, datetime | None]:
+    """Local-day bounds of an inclusive date range (None: open)."""
+
+    def start(day: Any) -> datetime:
+        return timezone.make_aware(datetime(day.year, day.month, day.day))
+
+    return (
+        start(first) if first else None,
+        start(last) + timedelta(days=1) if last else None,
+    )
