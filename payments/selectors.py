@@ -65,6 +65,15 @@ def payment_get(
     return payment
 
 
+def payment_by_reference(*, reference: str) -> Payment | None:
+    """A payment by its id or its acquirer reference number (ARN), for bank staff: a
+    chargeback names the payment either way (no entity's reach: staff see every payment)."""
+    return (
+        Payment.objects.filter(pk=reference).first()
+        or Payment.objects.filter(acquirer_ref_no=reference).first()
+    )
+
+
 def payment_chain(*, payment: Payment) -> list[Payment]:
     """The top original and every payment under it, at any depth (its captures, reversals and
     refunds, and the refunds of those captures), oldest first, from any member of the chain."""

@@ -21,6 +21,7 @@ from core.admin import (
     staff_actor,
 )
 from core.display import amount_text, money_html
+from core.errors import ApplicationError
 from core.fields.codes import minor_units
 
 from . import services
@@ -275,9 +276,9 @@ class ChargebackAdmin(admin.ModelAdmin):
                 note=data.get("note", ""),
                 reference=data.get("reference", ""),
             )
-        except ValueError as exc:
-            messages.error(request, str(exc))
-            raise forms.ValidationError(str(exc)) from None
+        except ApplicationError as exc:
+            messages.error(request, exc.description)
+            raise forms.ValidationError(exc.description) from None
         obj.pk = made.pk
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -294,8 +295,8 @@ class ChargebackAdmin(admin.ModelAdmin):
                 services.chargeback_reverse(
                     chargeback_id=chargeback.pk, reversed_on=timezone.localdate(), actor=actor
                 )
-            except ValueError as exc:
-                messages.error(request, f"{chargeback}: {exc}")
+            except ApplicationError as exc:
+                messages.error(request, f"{chargeback}: {exc.description}")
         messages.success(request, "Reversals recorded; the next settlement credits them.")
 
 

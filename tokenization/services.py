@@ -197,7 +197,9 @@ def token_set_status(
         elif action == "deactivate":
             target, suspended = TokenStatus.DEACTIVATED, []
         else:
-            raise ValueError(action)
+            raise ParameterError(
+                [("action", action, "is not activate, suspend, unsuspend or deactivate")]
+            )
         _apply(token, target, reason=reason, actor=actor, suspended=suspended, now=now)
         return token
 
@@ -240,12 +242,15 @@ def notify(token: Token, *, reason: str) -> None:
 
 def asset_publish(*, description: str, contents: Iterable[tuple[str, bytes]]) -> Asset:
     """Publish card art: the same contents are the same asset (its id is their SHA-256), so a
-    published asset never changes. PNGs are checked (a real PNG with alpha, sensible size)."""
+    published asset never changes. PNGs are checked (a real PNG with alpha, sensible size);
+    anything else is refused with 700.150.500."""
     items = list(contents)
     checked: list[tuple[str, bytes, tuple[int, int] | None]] = []
     for media_type, data in items:
         if media_type not in MediaType.values:
-            raise ValueError(f"{media_type} is not a media type of card art")
+            raise ApplicationError(
+                results.ARTWORK_INVALID, f"{media_type} is not a media type of card art"
+            )
         if media_type != MediaType.PNG:
             check_media(media_type, data)
         checked.append((media_type, data, png_size(data) if media_type == MediaType.PNG else None))
@@ -307,24 +312,25 @@ def _png_of(asset: Asset | None) -> bytes | None:
 
 
 def check_media(media_type: str, data: bytes) -> None:
-    """Vector artwork and terms: what their media type says they are (ValueError otherwise)."""
+    """Vector artwork and terms: what their media type says they are (700.150.500 otherwise,
+    its description saying what is wrong: "is not a PDF document")."""
     if media_type == MediaType.PDF and not data.startswith(b"%PDF-"):
-        raise ValueError("is not a PDF document")
+        raise ApplicationError(results.ARTWORK_INVALID, "is not a PDF document")
     if media_type == MediaType.SVG and b"<svg" not in data[:4096]:
-        raise ValueError("is not an SVG image")
+        raise ApplicationError(results.ARTWORK_INVALID, "is not an SVG image")
     if media_type in (MediaType.TEXT, MediaType.HTML):
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            raise ValueError("is not UTF-8 text") from None
+            raise ApplicationError(results.ARTWORK_INVALID, "is not UTF-8 text") from None
     if len(data) > 2 * 1024 * 1024:
-        raise ValueError("is larger than 2048 KiB")
+        raise ApplicationError(results.ARTWORK_INVALID, "is larger than 2048 KiB")
 
 
 def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
     """Create or change a card product's art. New artwork is published as new assets (a
     published asset never changes); the card art then names them. A PNG that is not valid
-    refuses the whole change (ValueError naming the image)."""
+    refuses the whole change (700.150.500, its description naming the image)."""
     with transaction.atomic():
         art = (
             CardArt.objects.select_for_update().get(pk=card_art_id)
@@ -351,8 +357,10 @@ def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
                     description=f"{change.name}: {image.replace('_', ' ')}",
                     contents=[(MediaType.PNG, data)],
                 )
-            except ValueError as exc:
-                raise ValueError(f"{image.replace('_', ' ')} {exc}") from None
+            except ApplicationError as exc:
+                raise ApplicationError(
+                    results.ARTWORK_INVALID, f"{image.replace('_', ' ')} {exc.description}"
+                ) from None
             setattr(art, image, asset)
         art.save()
         # Every live token showing this art tells its requestor (new assets, texts).

@@ -16,6 +16,12 @@ def payments_lock(pks: list[str]) -> dict[str, Payment]:
     return {payment.pk: payment for payment in rows}
 
 
+def payment_lock(pk: str) -> Payment:
+    """One payment, locked (another app's change to it, a chargeback, waits for the money
+    movements on it and they for the change)."""
+    return Payment.objects.select_for_update().get(pk=pk)
+
+
 def state_lock(pk: str) -> str:
     """Lock one payment; its processing state (the finalize needs nothing else of it)."""
     rows = Payment.objects.select_for_update().filter(pk=pk).order_by().values_list("state")
