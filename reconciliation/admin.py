@@ -35,7 +35,7 @@ from .models import (
     SettlementItem,
     SettlementRun,
 )
-from .recon.generate import recon_file_produce, storage
+from .recon.generate import recon_file_generate, storage
 from .settlement import settlement_run
 
 
@@ -346,7 +346,7 @@ class ReconFileAdmin(ReadOnlyMixin, admin.ModelAdmin):
     )
     def produce_again(self, request: HttpRequest, queryset: QuerySet[ReconFile]) -> None:
         def again(record: ReconFile) -> None:
-            recon_file_produce(entity=record.entity, day=record.day, production=record.production)
+            recon_file_generate(entity=record.entity, day=record.day, production=record.production)
 
         each_through_service(
             request,

@@ -259,7 +259,7 @@ def produce(
     return Produced(record, saved)
 
 
-def recon_file_produce(
+def recon_file_generate(
     *,
     entity: Entity,
     day: date,
