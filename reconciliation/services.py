@@ -22,11 +22,11 @@ from django.utils import timezone
 from core.context import get_ndc
 from core.errors import ApplicationError, NotFound, ParameterError
 from core.fields.codes import minor_units
-from core.lookups import one
 from payments.selectors import payment_by_reference
 from payments.services.lock_objects import payment_lock
 
 from . import results
+from .lock_objects import chargeback_lock, rate_lock
 from .models import Chargeback, ExchangeRate, ExchangeRateChange
 from .selectors import rate_in_force
 
@@ -82,11 +82,7 @@ def rate_update(
     _check(currency, buying, selling)
     day = today or timezone.localdate()
     with transaction.atomic():
-        rate = one(
-            ExchangeRate.objects.select_for_update().filter(
-                currency=currency, effective_date=effective_date
-            )
-        )
+        rate = rate_lock(currency=currency, effective_date=effective_date)
         if rate is None:
             raise NotFound(results.RATE_NOT_FOUND)
         if rate.effective_date <= day:
@@ -197,7 +193,7 @@ def chargeback_reverse(*, chargeback_id: int, reversed_on: date, actor: str) -> 
     """The merchant won the dispute: credits its settlement of `reversed_on`. Refused with
     700.550.240 when the chargeback is reversed already."""
     with transaction.atomic():
-        chargeback = Chargeback.objects.select_for_update().get(pk=chargeback_id)
+        chargeback = chargeback_lock(chargeback_id)
         if chargeback.reversed_on is not None:
             raise ApplicationError(
                 results.CHARGEBACK_REVERSED, "this chargeback is reversed already"

@@ -21,12 +21,18 @@ from stdnum import luhn
 
 from core import cards, outbox
 from core.errors import ApplicationError, NotFound, ParameterError
-from core.lookups import one
 from merchants.models import Entity, Merchant
 
 from . import results, selectors
 from .artwork.defaults import asset_id
 from .artwork.png import png_size
+from .lock_objects import (
+    card_art_lock,
+    live_token_lock,
+    live_tokens_of_art_lock,
+    token_lock_of,
+    token_row_lock,
+)
 from .models import TOKEN_LIFECYCLE, Asset, CardArt, MediaContent, MediaType, Token, TokenStatus
 from .render import notification_body
 
@@ -93,15 +99,7 @@ def token_create(
     fingerprint = cards.fingerprint(card.number)
     moment = now or timezone.now()
     with transaction.atomic():
-        existing = one(
-            Token.objects.select_for_update()
-            .filter(
-                merchant=merchant,
-                pan_fingerprint=fingerprint,
-                status__in=(TokenStatus.ACTIVE, TokenStatus.INACTIVE),
-            )
-            .order_by("-created_at")
-        )
+        existing = live_token_lock(merchant=merchant, fingerprint=fingerprint)
         if existing is not None:
             return (APPROVED if existing.status == TokenStatus.ACTIVE else decision), existing
         status = TokenStatus.ACTIVE if decision == APPROVED else TokenStatus.INACTIVE
@@ -148,7 +146,7 @@ def tokens_delete(
     deleted = []
     with transaction.atomic():
         for reference in sorted(t.pk for t in tokens):
-            token = Token.objects.select_for_update().get(pk=reference)
+            token = token_row_lock(reference)
             if token.status != TokenStatus.DEACTIVATED:
                 _apply(token, TokenStatus.DEACTIVATED, reason=reason, actor=actor, suspended=[])
             deleted.append(token)
@@ -168,7 +166,7 @@ def token_set_status(
     unsuspend (`suspender` removed; ACTIVE when none remains), deactivate (any -> DEACTIVATED).
     Refused with 700.150.200 where the lifecycle does not allow it."""
     with transaction.atomic():
-        token = one(Token.objects.select_for_update().filter(pk=reference))
+        token = token_lock_of(reference=reference)
         if token is None:
             raise NotFound(results.TOKEN_NOT_FOUND)
         suspended = list(token.suspended_by)
@@ -274,7 +272,7 @@ def token_lock(*, merchant: Merchant, reference: str) -> Token:
     """A token of `merchant`, locked in the caller's transaction (a payment's claim): a status
     change cannot cross the payment. 404 (700.150.100) for any other merchant's or an unknown
     reference."""
-    token = one(Token.objects.select_for_update().filter(pk=reference, merchant=merchant))
+    token = token_lock_of(reference=reference, merchant=merchant)
     if token is None:
         raise NotFound(results.TOKEN_NOT_FOUND)
     return token
@@ -332,11 +330,7 @@ def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
     published asset never changes); the card art then names them. A PNG that is not valid
     refuses the whole change (700.150.500, its description naming the image)."""
     with transaction.atomic():
-        art = (
-            CardArt.objects.select_for_update().get(pk=card_art_id)
-            if card_art_id is not None
-            else CardArt()
-        )
+        art = card_art_lock(card_art_id) if card_art_id is not None else CardArt()
         for name in ("name", "brand", "bin_from", "bin_to", "issuer_name", "short_description"):
             setattr(art, name, getattr(change, name))
         art.foreground_color = change.foreground_color.upper()
@@ -364,8 +358,7 @@ def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
             setattr(art, image, asset)
         art.save()
         # Every live token showing this art tells its requestor (new assets, texts).
-        live = art.tokens.exclude(status=TokenStatus.DEACTIVATED).select_related("merchant")
-        for token in live.select_for_update(of=("self",)).order_by("pk"):
+        for token in live_tokens_of_art_lock(art):
             token.card_art = art
             notify(token, reason="OTHER")
         return art
