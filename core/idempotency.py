@@ -8,7 +8,6 @@ Two kinds of record claim a reference, each by a unique constraint so that concu
 cannot both win:
 - an operation's own row when it has one: a payment (unique per merchant and reference) is
   claimed before the network is asked, so the network is never asked twice (payments.services);
-  the issuer's card transaction (unique per requestor and requestorReference);
 - otherwise an `IdempotentRequest` (unique per entity, operation and reference), written in the
   transaction that performs the operation (`run_once`, for the management operations).
 Whatever keeps the record, one loop runs or replays (`once`), one comparison decides a replay
