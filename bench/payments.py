@@ -658,7 +658,8 @@ BREAKDOWN: dict[str, tuple[tuple[str, str], ...]] = {
         ("core/spec.py", "validate"),
     ),
     "      caller_for (merchant SELECT)": (("payments/api/views.py", "caller_for"),),
-    "      request_hash (HMAC + sha256 of JSON)": (
+    "      request fingerprint (HMAC + sha256 of JSON)": (
+        ("core/idempotency.py", "fingerprint"),
         ("payments/api/commands.py", "request_hash"),
         ("payments/api/views.py", "request_hash"),
     ),

@@ -122,8 +122,8 @@ class SpecView(APIView):
         return True
 
     def request_fingerprint(self, flat: dict[str, Any]) -> str:
-        """Hook: what makes two requests "the same parameters" (card data must not go into it
-        in clear: see payments.api.commands.request_hash)."""
+        """Hook: what makes two requests "the same parameters" (`idempotency.fingerprint`
+        takes card data by its keyed fingerprint, never in clear)."""
         return idempotency.fingerprint(flat)
 
     def _perform(self, principal: Principal, flat: dict[str, Any]) -> dict[str, Any]:

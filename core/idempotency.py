@@ -1,16 +1,18 @@
-"""At most once per merchantTransactionId, with one replay path.
+"""At most once per reference (merchantTransactionId, requestorReference), with one replay path.
 
 The same merchantTransactionId with the same parameters replays the stored answer (header
 `Idempotent-Replayed: true`, fresh buildNumber, timestamp and ndc); with other parameters it is
 refused with 800.110.100. "Same parameters" is a SHA-256 fingerprint of the validated values.
 
-Two kinds of record claim a merchantTransactionId, each by a unique constraint so that
-concurrent twins cannot both win:
+Two kinds of record claim a reference, each by a unique constraint so that concurrent twins
+cannot both win:
 - an operation's own row when it has one: a payment (unique per merchant and reference) is
   claimed before the network is asked, so the network is never asked twice (payments.services);
 - otherwise an `IdempotentRequest` (unique per entity, operation and reference), written in the
   transaction that performs the operation (`run_once`, for the management operations).
-Both replay through `replay`, and every view answers through `answer`.
+Whatever keeps the record, one loop runs or replays (`once`), one comparison decides a replay
+(`replay`), one function makes the fingerprint (`fingerprint`), and every view answers through
+`answer`.
 
 Refusals that are answers (HTTP 200 family) are stored and replayed like successes; 4xx errors
 write nothing, so the reference stays free.
@@ -22,11 +24,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import IntegrityError, transaction
 
-from . import results
+from . import cards, results
 from .build import build_number
 from .context import get_ndc
 from .envelope import timestamp
@@ -36,6 +38,14 @@ from .models import IdempotentRequest
 # Keys never stored: a replayed create does not show merchant.token again.
 SECRET_KEYS = frozenset({"token"})
 REPLAYED = {"Idempotent-Replayed": "true"}
+# Card data never goes into a fingerprint in clear: the number counts by its keyed fingerprint
+# (the same card is the same parameter), the security code not at all (it is never kept in any
+# form, and a retry may not send it again).
+CARD_NUMBER, CARD_CVV = "card.number", "card.cvv"
+
+Run = TypeVar("Run")
+Replayed = TypeVar("Replayed")
+Stored = TypeVar("Stored")
 
 
 @dataclass(frozen=True)
@@ -47,7 +57,12 @@ class Outcome:
 
 
 def fingerprint(data: Mapping[str, Any]) -> str:
-    canonical = json.dumps(data, sort_keys=True, default=_json_default, separators=(",", ":"))
+    """What makes two requests "the same parameters": the SHA-256 of the values as canonical
+    JSON, with `card.number` replaced by its keyed fingerprint and `card.cvv` left out."""
+    safe = {k: v for k, v in data.items() if k not in (CARD_NUMBER, CARD_CVV)}
+    if CARD_NUMBER in data:
+        safe["card.fingerprint"] = cards.fingerprint(data[CARD_NUMBER])
+    canonical = json.dumps(safe, sort_keys=True, default=_json_default, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -57,11 +72,49 @@ def _json_default(value: Any) -> str:
     raise TypeError(type(value))
 
 
-def replay(*, stored_hash: str, stored_body: Mapping[str, Any], request_hash: str) -> Outcome:
-    """The stored answer for a request with the same fingerprint; 800.110.100 otherwise."""
+def replay(
+    *,
+    stored_hash: str,
+    stored_body: Mapping[str, Any],
+    request_hash: str,
+    refusal: ApplicationError | None = None,
+) -> Outcome:
+    """The stored answer for a request with the same fingerprint; for other parameters
+    `refusal` is raised (800.110.100 unless the operation names its own code)."""
     if stored_hash != request_hash:
-        raise ApplicationError(results.DUPLICATE_TRANSACTION)
+        raise refusal or ApplicationError(results.DUPLICATE_TRANSACTION)
     return Outcome(dict(stored_body), replayed=True)
+
+
+def once(
+    *,
+    find: Callable[[], Stored | None],
+    run: Callable[[], Run],
+    replayed: Callable[[Stored], Replayed],
+    durable: bool = False,
+    look_first: bool = True,
+) -> Run | Replayed:
+    """At most once per reference, whatever record claims it: `find` returns the record of the
+    reference (or None), `run` performs in one transaction whose write claims the reference by
+    a unique constraint, and `replayed` answers from a found record (through `replay`).
+
+    A known reference replays without running. A concurrent twin that committed first makes
+    `run`'s write fail on the constraint: the transaction rolls back and the twin's record is
+    replayed. An integrity error with no record behind it (another constraint) surfaces.
+    `look_first=False` skips the first look-up where the claim is cheap to try (a payment: one
+    insert), so the usual new reference costs no extra query."""
+    if look_first:
+        existing = find()
+        if existing is not None:
+            return replayed(existing)
+    try:
+        with transaction.atomic(durable=durable):
+            return run()
+    except IntegrityError:
+        existing = find()
+        if existing is None:
+            raise
+        return replayed(existing)
 
 
 def answer(outcome: Outcome) -> tuple[dict[str, Any], dict[str, str]]:
@@ -92,33 +145,29 @@ def run_once(
         "operation": operation,
         "merchant_transaction_id": merchant_transaction_id,
     }
-    existing = IdempotentRequest.objects.filter(**key).first()
-    if existing is not None:
-        return _replay(existing, request_hash)
-    try:
-        with transaction.atomic():
-            try:
-                with transaction.atomic():
-                    body = perform()
-            except ApplicationError as exc:
-                if exc.http_status != 200:
-                    raise
-                body = refusal(exc)
-            IdempotentRequest.objects.create(
-                **key, request_hash=request_hash, response_body=without_secrets(body)
-            )
-    except IntegrityError:
-        # A concurrent twin committed first: answer as its replay.
-        existing = IdempotentRequest.objects.filter(**key).first()
-        if existing is None:
-            raise
-        return _replay(existing, request_hash)
-    return Outcome(body)
 
+    def run() -> Outcome:
+        try:
+            with transaction.atomic():
+                body = perform()
+        except ApplicationError as exc:
+            if exc.http_status != 200:
+                raise
+            body = refusal(exc)
+        IdempotentRequest.objects.create(
+            **key, request_hash=request_hash, response_body=without_secrets(body)
+        )
+        return Outcome(body)
 
-def _replay(stored: IdempotentRequest, request_hash: str) -> Outcome:
-    return replay(
-        stored_hash=stored.request_hash, stored_body=stored.response_body, request_hash=request_hash
+    def replayed(stored: IdempotentRequest) -> Outcome:
+        return replay(
+            stored_hash=stored.request_hash,
+            stored_body=stored.response_body,
+            request_hash=request_hash,
+        )
+
+    return once(
+        find=lambda: IdempotentRequest.objects.filter(**key).first(), run=run, replayed=replayed
     )
 
 

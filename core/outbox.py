@@ -35,6 +35,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from .lock_objects import outbox_due_lock, outbox_message_lock
 from .models import DeliveryAttempt, OutboxMessage, OutboxStatus
 
 logger = logging.getLogger("core.outbox")
@@ -107,11 +108,7 @@ def deliver(event_id: str, *, now: datetime | None = None) -> str:
     else has it, or it is done, or its time has not come)."""
     moment = now or timezone.now()
     with transaction.atomic():
-        message = (
-            OutboxMessage.objects.select_for_update(skip_locked=True)
-            .filter(pk=event_id, status=OutboxStatus.PENDING, next_attempt_at__lte=moment)
-            .first()
-        )
+        message = outbox_due_lock(event_id=event_id, now=moment)
         if message is None:
             return "not due"
         message.attempts += 1
@@ -119,7 +116,7 @@ def deliver(event_id: str, *, now: datetime | None = None) -> str:
         message.save(update_fields=["attempts", "next_attempt_at"])
     status, latency, excerpt, error = _post(message)
     with transaction.atomic():
-        message = OutboxMessage.objects.select_for_update().get(pk=event_id)
+        message = outbox_message_lock(event_id)
         DeliveryAttempt.objects.create(
             message=message,
             attempted_at=moment,
@@ -220,7 +217,7 @@ def redeliver(*, event_id: str, actor: str) -> OutboxMessage:
     """Bank staff (or, later, the merchant) ask for another delivery now: a FAILED or DELIVERED
     message becomes PENDING and due, its event id and sequence unchanged."""
     with transaction.atomic():
-        message = OutboxMessage.objects.select_for_update().get(pk=event_id)
+        message = outbox_message_lock(event_id)
         message.status = OutboxStatus.PENDING
         message.next_attempt_at = timezone.now()
         message.attempts = 0

@@ -120,6 +120,8 @@ def vault_rotate(
     Each batch is its own transaction: its rows are locked (`skip_locked`, so rows a payment is
     writing are taken in a later batch), decrypted and encrypted again under the active key. Safe
     to interrupt and run again. `dry_run` only counts."""
+    from .lock_objects import stale_rows_lock  # core.models: the vault loads before the models
+
     active = active_key_id()
     prefix = f"v1:{active}:"
     report = []
@@ -131,7 +133,7 @@ def vault_rotate(
         done = 0
         while total and not dry_run:
             with transaction.atomic():
-                rows = list(stale.select_for_update(skip_locked=True)[:batch])
+                rows = stale_rows_lock(stale, batch=batch)
                 for row in rows:
                     plain = decrypt(getattr(row, entry.field), purpose=entry.purpose)
                     setattr(row, entry.field, encrypt(plain, purpose=entry.purpose))

@@ -6,7 +6,7 @@ The payments go through the payment services and the simulator like any other (a
 decline, a capture of a PA, a refund, a reversal), then are dated to the business day they
 stand for (created_at: the one column the demo sets by hand, because the services stamp the
 time they run). Each day is then settled and filed through reconciliation's one settle-then-file
-service (recon_file_produce), for the merchant's entity and its participator, as beat does after
+service (recon_file_generate), for the merchant's entity and its participator, as beat does after
 each cut-off. Each payment has a fixed merchantTransactionId per day (demo-YYYYMMDD-NN), so a
 second run makes none again and leaves the days as they are.
 """
@@ -31,7 +31,7 @@ from payments.services import (
     payment_reverse,
 )
 from payments.services.types import PaymentOutcome
-from reconciliation.recon.generate import recon_file_produce
+from reconciliation.recon.generate import recon_file_generate
 from reconciliation.settlement import business_day_bounds, last_business_day
 
 DAYS = 3  # the previous business days the demo fills
@@ -83,7 +83,7 @@ def seed_history(*, merchant: Merchant, now: datetime | None = None) -> list[dat
     entities: list[Entity] = [merchant.entity, merchant.participator]
     for day in days:
         for entity in entities:
-            recon_file_produce(entity=entity, day=day)
+            recon_file_generate(entity=entity, day=day)
     return days
 
 

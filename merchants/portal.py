@@ -1,5 +1,7 @@
-"""The merchant portal's door: login, logout, password change, and `portal_view`, which every
-portal page of every app wears (docs/portal.md).
+"""The merchant portal's door: login, logout, password change, and the developers page
+(docs/portal.md). The framework every portal page wears (`portal_view`, `page_methods`,
+`list_page`) is core's (core/portal.py); this app registers how it finds a user's merchant
+(merchants.apps: `selectors.portal_user_of`).
 
 A portal user is a Django user with a PortalUser row binding it to one merchant. Failed logins
 are counted by django-axes in the database (AXES_* settings), so the limit holds across workers;
@@ -9,30 +11,21 @@ PORTAL_SESSION_SECONDS without a request. A user signed in with a one-time passw
 staff (`PortalUser.must_change_password`) is sent to the password page until it has chosen one.
 """
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
-from django.core.paginator import Paginator
-from django.http import (
-    Http404,
-    HttpRequest,
-    HttpResponse,
-    HttpResponseBase,
-    HttpResponseNotAllowed,
-)
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import path, reverse_lazy
 from django.utils import timezone
-from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
 from core.fields.web import LocalUrl, insecure_url_problem
 from core.models import OutboxMessage
 from core.outbox import redeliver
+from core.portal import page_methods, portal_view
 from core.schema.pages import documented, html, portal_page
 
 from .forms import TokenOverlapForm
@@ -47,61 +40,6 @@ from .services import (
 )
 
 NAV = [("Developers", "portal:developers")]  # login, logout, password: in the page header
-
-
-def portal_link(request: HttpRequest) -> PortalUser:
-    """The signed-in user's portal binding, with its merchant (404 for anyone else)."""
-    user_id = getattr(request.user, "pk", None) or 0
-    link = PortalUser.objects.select_related("merchant").filter(user_id=user_id).first()
-    if link is None:
-        raise Http404("not a portal user")
-    return link
-
-
-def portal_merchant(request: HttpRequest) -> Merchant:
-    """The merchant of the signed-in portal user (404 for anyone else)."""
-    return portal_link(request).merchant
-
-
-def portal_view(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """A portal page: signed in as a portal user (else the login page), the session's idle
-    timer restarted, `request.merchant` set to the user's merchant. A user still on a one-time
-    password gets the password page instead."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        if not request.user.is_authenticated:
-            return redirect(f"{reverse_lazy('portal:login')}?next={request.path}")
-        link = portal_link(request)
-        request.merchant = link.merchant  # type: ignore[attr-defined]
-        request.portal_user = link  # type: ignore[attr-defined]
-        request.session.set_expiry(settings.PORTAL_SESSION_SECONDS)
-        if link.must_change_password and view is not password_change:
-            messages.info(request, "You signed in with a one-time password: choose your own.")
-            return redirect("portal:password")
-        return view(request, *args, **kwargs)
-
-    return wrapped
-
-
-def page_methods(*methods: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A portal page answers `methods` only, others 405 with `Allow`, before the CSRF check (a
-    QUERY or TRACE is no form to protect) and before the sign-in redirect; its forms are still
-    CSRF-protected."""
-
-    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
-        protected = csrf_protect(view)
-
-        @csrf_exempt
-        @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-            if request.method not in methods:
-                return HttpResponseNotAllowed(methods)
-            return protected(request, *args, **kwargs)  # type: ignore[no-any-return]
-
-        return wrapped
-
-    return decorate
 
 
 class PortalLoginForm(AuthenticationForm):
@@ -162,9 +100,8 @@ def password_change(request: HttpRequest) -> HttpResponseBase:
     return PortalPasswordChangeView.as_view()(request)
 
 
-# Wrapped after its definition: portal_view lets a user on a one-time password reach this view
-# (and only this one), which it recognises by identity.
-password_view = page_methods("GET", "POST")(portal_view(password_change))
+# The one page a user on a one-time password reaches.
+password_view = page_methods("GET", "POST")(portal_view(password_change, password_page=True))
 
 
 def _login_operations() -> dict[str, dict[str, Any]]:
@@ -197,27 +134,6 @@ def _password_operations() -> dict[str, dict[str, Any]]:
             form=("csrfmiddlewaretoken", "old_password", "new_password1", "new_password2"),
         ),
     }
-
-
-def list_operations(operation_id: str, summary: str, what: str) -> Any:
-    """The OpenAPI operations of a portal list page (GET, `page` in the query)."""
-
-    def operations() -> dict[str, dict[str, Any]]:
-        parameters = [
-            {"name": "page", "in": "query", "required": False, "schema": {"type": "string"}}
-        ]
-        return {
-            "get": portal_page(operation_id, summary, {"200": html(what)}, parameters=parameters)
-        }
-
-    return operations
-
-
-def list_page(
-    request: HttpRequest, queryset: Any, template: str, title: str, per_page: int = 50
-) -> HttpResponse:
-    page = Paginator(queryset, per_page).get_page(request.GET.get("page"))
-    return render(request, template, {"title": title, "page": page})
 
 
 TOKEN_MIN_LENGTH = 32

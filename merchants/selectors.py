@@ -43,6 +43,12 @@ def portal_user_get(*, username: str) -> PortalUser | None:
     )
 
 
+def portal_user_of(user_id: int) -> PortalUser | None:
+    """The portal binding of a signed-in user, with its merchant, or None (bank staff, anyone
+    else): core.portal's member finder, registered in merchants.apps."""
+    return PortalUser.objects.select_related("merchant").filter(user_id=user_id).first()
+
+
 def merchants_reachable(*, entity: Entity) -> QuerySet[Merchant]:
     """A participator reaches the merchants it owns; a merchant entity reaches itself."""
     if entity.entity_type == EntityType.PARTICIPATOR:

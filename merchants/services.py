@@ -26,6 +26,7 @@ from core.status import operating_lifecycle
 from core.writes import save_changes
 
 from . import results
+from .lock_objects import entity_lock, merchant_lock, portal_user_lock
 from .models import (
     MERCHANT_DATA_FIELDS,
     Entity,
@@ -119,7 +120,7 @@ def entity_rotate_token(
         raise ValueError(f"the overlap must be between 0 and {MAX_TOKEN_OVERLAP}")
     kind = EntityTokenChange.Kind.SET if token else EntityTokenChange.Kind.ROTATED
     token = token or new_token()
-    locked = Entity.objects.select_for_update().get(pk=entity.pk)
+    locked = entity_lock(entity.pk)
     now = timezone.now()
     cut_short = locked.previous_token_last4 if locked.previous_token_live(now) else ""
     old_last4, ends_at = locked.token_last4, now + overlap
@@ -152,7 +153,7 @@ def entity_rotate_token(
 def entity_end_previous_token(*, entity: Entity, changed_by: str) -> bool:
     """End the overlap of the last rotation now: the previous token is refused from this moment.
     False (and nothing written) when no previous token is working."""
-    locked = Entity.objects.select_for_update().get(pk=entity.pk)
+    locked = entity_lock(entity.pk)
     now = timezone.now()
     if not locked.previous_token_live(now):
         return False
@@ -215,7 +216,7 @@ def entity_update(
 
     Only these columns are written, under the row lock, so a concurrent token rotation is kept.
     """
-    locked = Entity.objects.select_for_update().get(pk=entity.pk)
+    locked = entity_lock(entity.pk)
     changes = {
         key: value
         for key, value in (("name", name), ("is_active", is_active), ("test_mode", test_mode))
@@ -295,7 +296,7 @@ def _duplicate_merchant(merchant_id: str) -> ApplicationError:
 def merchant_update(*, merchant: Merchant, values: Mapping[str, Any]) -> Merchant:
     """Change registered data (MERCHANT_DATA_FIELDS only). merchant.id, status and 3DS enrolment
     are not changed here. Only the given columns are written, under the row lock."""
-    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    locked = merchant_lock(merchant.pk)
     save_changes(locked, values, allowed=MERCHANT_DATA_FIELDS)
     return locked
 
@@ -309,7 +310,7 @@ def merchant_set_status(
     Refused with 700.500.100, state unchanged, when NORMAL is requested for a CLOSED or
     TERMINATED merchant.
     """
-    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    locked = merchant_lock(merchant.pk)
     new_status = status or locked.status
     MERCHANT_STATUS.check(locked.status, new_status)
     old_security = locked.security_status
@@ -332,7 +333,7 @@ def merchant_set_status(
 def merchant_set_test_mode(*, merchant: Merchant, test_mode: bool) -> Merchant:
     """Connector test mode: approvals answer 000.100.112 and the payments stay out of production
     settlement and daily files."""
-    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    locked = merchant_lock(merchant.pk)
     save_changes(locked, {"test_mode": test_mode}, allowed=("test_mode",))
     return locked
 
@@ -340,7 +341,7 @@ def merchant_set_test_mode(*, merchant: Merchant, test_mode: bool) -> Merchant:
 @transaction.atomic
 def merchant_set_threeds_mode(*, merchant: Merchant, mode: str) -> Merchant:
     """OPTIONAL: 3-D Secure when a payment asks for it; MANDATORY: every PA and DB."""
-    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    locked = merchant_lock(merchant.pk)
     locked.threeds_mode = mode
     locked.save(update_fields=["threeds_mode", "updated_at"])
     return locked
@@ -349,7 +350,7 @@ def merchant_set_threeds_mode(*, merchant: Merchant, mode: str) -> Merchant:
 @transaction.atomic
 def merchant_3ds_enrol(*, merchant: Merchant, changed_by: str) -> Merchant:
     """Enrol in the network's 3DS2 programme; 700.500.200 when already enrolled."""
-    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    locked = merchant_lock(merchant.pk)
     THREEDS_ENROLMENT.check(locked.threeds_status, ThreeDSStatus.ENROLLED)
     locked.threeds_enrolled_at = timezone.now()
     locked.threeds_delete_reason = ""
@@ -365,7 +366,7 @@ def merchant_3ds_enrol(*, merchant: Merchant, changed_by: str) -> Merchant:
 @transaction.atomic
 def merchant_3ds_delete(*, merchant: Merchant, reason: str, changed_by: str) -> Merchant:
     """Delete from the 3DS2 programme with one of the five reasons; 700.500.201 if not enrolled."""
-    locked = Merchant.objects.select_for_update().get(pk=merchant.pk)
+    locked = merchant_lock(merchant.pk)
     THREEDS_ENROLMENT.check(locked.threeds_status, ThreeDSStatus.DELETED)
     locked.threeds_deleted_at = timezone.now()
     locked.threeds_delete_reason = reason
@@ -476,7 +477,7 @@ def portal_user_set_active(*, portal_user: PortalUser, active: bool, changed_by:
     """Deactivate (the sign-in and every open session of the user are refused from the next
     request) or re-activate a portal user. Returns whether anything changed; a user already in
     that state is left as it is, with no history row."""
-    user = User.objects.select_for_update().get(pk=portal_user.user_id)
+    user = portal_user_lock(portal_user)
     if user.is_active == active:
         return False
     user.is_active = active
@@ -496,7 +497,7 @@ def portal_user_reset_password(*, portal_user: PortalUser, changed_by: str) -> s
     deactivated user stays deactivated."""
     from axes.utils import reset as forget_failed_sign_ins  # needs settings: imported late
 
-    user = User.objects.select_for_update().get(pk=portal_user.user_id)
+    user = portal_user_lock(portal_user)
     password = _one_time_password()
     user.set_password(password)
     user.save(update_fields=["password"])

@@ -1,6 +1,6 @@
 """The merchant portal's payment pages: the overview (figures and charts) and the transactions
 (filters, pages, CSV export, a payment's chain). Every query is the signed-in user's merchant's
-(`request.merchant`, set by merchants.portal.portal_view); another merchant's payment is 404.
+(`request.merchant`, set by core.portal.portal_view); another merchant's payment is 404.
 Aggregates run in the database; charts are SVG drawn on the server (pygal, no script, nothing
 loaded from the network)."""
 
@@ -30,8 +30,8 @@ from pygal.style import Style
 from core.cards import masked_parts
 from core.csvstream import csv_lines, csv_response
 from core.errors import ApplicationError
+from core.portal import list_operations, list_page, page_methods, portal_view
 from core.schema.pages import documented, hex_id_parameter, html, portal_page
-from merchants.portal import list_operations, list_page, page_methods, portal_view
 
 from .models import Payment, PaymentType
 from .registrations.models import Registration

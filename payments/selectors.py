@@ -12,6 +12,7 @@ overview, the staff dashboard and settlement (reconciliation) all call.
 """
 
 import operator
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
 from functools import reduce
@@ -63,6 +64,66 @@ def payment_get(
     if payment is None:
         raise NotFound(results.REFERENCE_NOT_FOUND)
     return payment
+
+
+def payment_by_reference(*, reference: str) -> Payment | None:
+    """A payment by its id or its acquirer reference number (ARN), for bank staff: a
+    chargeback names the payment either way (no entity's reach: staff see every payment)."""
+    return (
+        Payment.objects.filter(pk=reference).first()
+        or Payment.objects.filter(acquirer_ref_no=reference).first()
+    )
+
+
+# What the daily reconciliation file reads of a payment, by the names it reads them: payments
+# owns its columns and its joins (the terminal, the 3-D Secure authentication); the file's SQL
+# (reconciliation.recon.sql) selects from these rows and names nothing else of payments.
+FILE_COLUMNS = (
+    "id",
+    "merchant_id",
+    "merchant_transaction_id",
+    "payment_type",
+    "card_bin",
+    "card_last4",
+    "amount",
+    "currency",
+    "created_at",
+    "result_code",
+    "auth_code",
+    "acquirer_ref_no",
+    "network_reference",
+    "stan",
+    "entry_mode",
+    "condition_code",
+)
+
+
+def payment_file_rows(
+    *,
+    merchants: Sequence[int] | None = None,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    production: bool = False,
+) -> QuerySet[Any]:
+    """Payments as the daily reconciliation file reads them, one row each: FILE_COLUMNS, the
+    terminal's id (`terminal_code`) and the 3-D Secure authentication's ECI (`eci`), unordered
+    (the file orders them), for the file's SQL to select from (`.query.sql_with_params()`).
+
+    With `merchants`, `start` and `end`: those merchants' payments created in [start, end),
+    without the ones made in connector test mode for a `production` file. Without: every
+    payment (the file joins the ones its chargebacks name)."""
+    rows = Payment.objects.order_by()
+    if merchants is not None:
+        rows = rows.filter(merchant_id__in=merchants)
+    if start is not None:
+        rows = rows.filter(created_at__gte=start)
+    if end is not None:
+        rows = rows.filter(created_at__lt=end)
+    if production:
+        rows = rows.filter(test_mode=False)
+    return rows.values(
+        *FILE_COLUMNS, terminal_code=F("terminal__terminal_id"), eci=F("threeds__eci")
+    )
 
 
 def payment_chain(*, payment: Payment) -> list[Payment]:

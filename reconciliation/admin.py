@@ -21,6 +21,7 @@ from core.admin import (
     staff_actor,
 )
 from core.display import amount_text, money_html
+from core.errors import ApplicationError
 from core.fields.codes import minor_units
 
 from . import services
@@ -34,7 +35,7 @@ from .models import (
     SettlementItem,
     SettlementRun,
 )
-from .recon.generate import recon_file_produce, storage
+from .recon.generate import recon_file_generate, storage
 from .settlement import settlement_run
 
 
@@ -289,9 +290,9 @@ class ChargebackAdmin(admin.ModelAdmin):
                 note=data.get("note", ""),
                 reference=data.get("reference", ""),
             )
-        except ValueError as exc:
-            messages.error(request, str(exc))
-            raise forms.ValidationError(str(exc)) from None
+        except ApplicationError as exc:
+            messages.error(request, exc.description)
+            raise forms.ValidationError(exc.description) from None
         obj.pk = made.pk
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -308,8 +309,8 @@ class ChargebackAdmin(admin.ModelAdmin):
                 services.chargeback_reverse(
                     chargeback_id=chargeback.pk, reversed_on=timezone.localdate(), actor=actor
                 )
-            except ValueError as exc:
-                messages.error(request, f"{chargeback}: {exc}")
+            except ApplicationError as exc:
+                messages.error(request, f"{chargeback}: {exc.description}")
         messages.success(request, "Reversals recorded; the next settlement credits them.")
 
 
@@ -359,7 +360,7 @@ class ReconFileAdmin(ReadOnlyMixin, admin.ModelAdmin):
     )
     def produce_again(self, request: HttpRequest, queryset: QuerySet[ReconFile]) -> None:
         def again(record: ReconFile) -> None:
-            recon_file_produce(entity=record.entity, day=record.day, production=record.production)
+            recon_file_generate(entity=record.entity, day=record.day, production=record.production)
 
         each_through_service(
             request,

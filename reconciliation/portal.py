@@ -11,8 +11,8 @@ from django.shortcuts import render
 from django.urls import path
 
 from core.csvstream import csv_response
+from core.portal import list_operations, list_page, page_methods, portal_view
 from core.schema.pages import documented, html, portal_page
-from merchants.portal import list_operations, list_page, page_methods, portal_view
 
 from . import reports
 from .api.records import COLUMNS, records_csv

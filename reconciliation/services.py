@@ -22,10 +22,11 @@ from django.utils import timezone
 from core.context import get_ndc
 from core.errors import ApplicationError, NotFound, ParameterError
 from core.fields.codes import minor_units
-from core.lookups import one
-from payments.models import Payment
+from payments.selectors import payment_by_reference
+from payments.services.lock_objects import payment_lock
 
 from . import results
+from .lock_objects import chargeback_lock, rate_lock
 from .models import Chargeback, ExchangeRate, ExchangeRateChange
 from .selectors import rate_in_force
 
@@ -81,11 +82,7 @@ def rate_update(
     _check(currency, buying, selling)
     day = today or timezone.localdate()
     with transaction.atomic():
-        rate = one(
-            ExchangeRate.objects.select_for_update().filter(
-                currency=currency, effective_date=effective_date
-            )
-        )
+        rate = rate_lock(currency=currency, effective_date=effective_date)
         if rate is None:
             raise NotFound(results.RATE_NOT_FOUND)
         if rate.effective_date <= day:
@@ -137,32 +134,45 @@ def chargeback_record(
     reference: str = "",
 ) -> Chargeback:
     """Record a chargeback of a payment found by its id or its ARN; debits the merchant's
-    settlement of `received_on`. Refused (ValueError) unless the payment is a successful sale
-    (DB, CP) not made in test mode, in the chargeback's currency, with at least the amount left
-    once reversals, refunds and open chargebacks are taken off."""
-    found = (
-        Payment.objects.filter(pk=payment_ref).first()
-        or Payment.objects.filter(acquirer_ref_no=payment_ref).first()
-    )
+    settlement of `received_on`. The payment is locked (payments' lock) while the amount left
+    is counted, so two chargebacks of one sale cannot both take its last part.
+
+    Refused, nothing written: 700.550.200 for no such payment; 700.550.210 unless it is a
+    successful sale (DB, CP) not made in test mode; 700.550.220 in another currency;
+    700.550.230 unless the amount is above 0 and at most what is left once reversals, refunds
+    and open chargebacks are taken off."""
+    found = payment_by_reference(reference=payment_ref)
     if found is None:
-        raise ValueError(f"no payment with the id or ARN {payment_ref}")
+        raise NotFound(
+            results.CHARGEBACK_PAYMENT_NOT_FOUND, f"no payment with the id or ARN {payment_ref}"
+        )
     with transaction.atomic():
-        payment = Payment.objects.select_for_update().get(pk=found.pk)  # one at a time
+        payment = payment_lock(found.pk)  # one at a time
         if payment.payment_type not in ("DB", "CP") or not payment.successful:
-            raise ValueError("only a successful sale (DB or CP) can be charged back")
+            raise ApplicationError(
+                results.CHARGEBACK_NOT_A_SALE,
+                "only a successful sale (DB or CP) can be charged back",
+            )
         if payment.test_mode:
-            raise ValueError("a payment made in connector test mode is never settled")
+            raise ApplicationError(
+                results.CHARGEBACK_NOT_A_SALE,
+                "a payment made in connector test mode is never settled",
+            )
         if currency != payment.currency:
-            raise ValueError(f"the payment is in {payment.currency}, not {currency}")
+            raise ApplicationError(
+                results.CHARGEBACK_CURRENCY,
+                f"the payment is in {payment.currency}, not {currency}",
+            )
         sale = (payment.amount or Decimal(0)) - payment.reversed_amount - payment.refunded_amount
         open_ = sum(
             (c.amount for c in payment.chargebacks.filter(reversed_on__isnull=True)), Decimal(0)
         )
         left = (sale - open_).quantize(Decimal(1).scaleb(-(minor_units(currency) or 0)))
         if amount <= 0 or amount > left:
-            raise ValueError(
+            raise ApplicationError(
+                results.CHARGEBACK_AMOUNT,
                 f"the amount must be more than 0 and at most {left} {payment.currency} "
-                f"(the sale less what was reversed, refunded or charged back already)"
+                f"(the sale less what was reversed, refunded or charged back already)",
             )
         return Chargeback.objects.create(
             payment=payment,
@@ -180,11 +190,14 @@ def chargeback_record(
 
 
 def chargeback_reverse(*, chargeback_id: int, reversed_on: date, actor: str) -> Chargeback:
-    """The merchant won the dispute: credits its settlement of `reversed_on`."""
+    """The merchant won the dispute: credits its settlement of `reversed_on`. Refused with
+    700.550.240 when the chargeback is reversed already."""
     with transaction.atomic():
-        chargeback = Chargeback.objects.select_for_update().get(pk=chargeback_id)
+        chargeback = chargeback_lock(chargeback_id)
         if chargeback.reversed_on is not None:
-            raise ValueError("this chargeback is reversed already")
+            raise ApplicationError(
+                results.CHARGEBACK_REVERSED, "this chargeback is reversed already"
+            )
         chargeback.reversed_on = reversed_on
         chargeback.save(update_fields=["reversed_on"])
     return chargeback

@@ -31,16 +31,18 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from core.errors import ApplicationError
 from core.fields.codes import minor_units
+from merchants.lock_objects import merchant_lock
 from merchants.models import Merchant
 from payments.models import Payment, PaymentState, PaymentType
 from payments.selectors import payment_sales
 
-from .models import Chargeback, FeePlan, FeeRule, SettlementItem, SettlementRun
+from .lock_objects import chargebacks_received_lock, chargebacks_won_lock
+from .models import FeePlan, FeeRule, SettlementItem, SettlementRun
 from .services import BUY, SELL, convert
 
 logger = logging.getLogger("reconciliation.settlement")
@@ -93,7 +95,7 @@ def settlement_run(*, merchant: Merchant, day: date, now: datetime | None = None
     plan = FeePlan.objects.filter(merchant=merchant).prefetch_related("rules").first()
     rules = list(plan.rules.all()) if plan else []
     with transaction.atomic():
-        Merchant.objects.select_for_update().filter(pk=merchant.pk).first()  # one run at a time
+        merchant_lock(merchant.pk)  # one run at a time
         run, _ = SettlementRun.objects.get_or_create(
             merchant=merchant, day=day, defaults={"currency": currency}
         )
@@ -191,11 +193,7 @@ def _settleable(
 def _chargebacks(run: SettlementRun, day: date, currency: str) -> None:
     """Chargebacks received on `day` debit the run, their reversals on `day` credit it (at the
     selling and buying rate); each is counted in one run only."""
-    received = (
-        Chargeback.objects.select_for_update()
-        .filter(merchant=run.merchant, received_on=day)
-        .filter(Q(settled_in__isnull=True) | Q(settled_in=run))
-    )
+    received = chargebacks_received_lock(run=run, day=day)
     run.chargebacks_count, run.chargebacks_amount = 0, Decimal(0)
     for chargeback in received:
         run.chargebacks_count += 1
@@ -206,11 +204,7 @@ def _chargebacks(run: SettlementRun, day: date, currency: str) -> None:
         chargeback.settled_in = run
         chargeback.save(update_fields=["settled_in", "settlement_amount"])
     run.chargeback_reversals_amount = Decimal(0)
-    won = (
-        Chargeback.objects.select_for_update()
-        .filter(merchant=run.merchant, reversed_on=day)
-        .filter(Q(reversal_settled_in__isnull=True) | Q(reversal_settled_in=run))
-    )
+    won = chargebacks_won_lock(run=run, day=day)
     for chargeback in won:
         chargeback.reversal_amount = convert(
             chargeback.amount, source=chargeback.currency, target=currency, on=day, side=BUY

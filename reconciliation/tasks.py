@@ -8,7 +8,7 @@ from django.utils import timezone
 from merchants.models import Entity
 
 from .models import ReconFile
-from .recon.generate import entities_of_day, recon_file_produce
+from .recon.generate import entities_of_day, recon_file_generate
 from .settlement import business_day_bounds, last_business_day, settle_day
 
 
@@ -42,4 +42,4 @@ def recon_file(entity_id: str, day: str) -> str:
     """One entity's file of `day` (YYYY-MM-DD); its merchants are settled first when no final
     run of the day exists, so the file carries the reconciliation amounts."""
     entity = Entity.objects.get(entity_id=entity_id)
-    return recon_file_produce(entity=entity, day=date.fromisoformat(day)).path
+    return recon_file_generate(entity=entity, day=date.fromisoformat(day)).path

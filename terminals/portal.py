@@ -3,8 +3,8 @@
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
+from core.portal import list_operations, list_page, page_methods, portal_view
 from core.schema.pages import documented
-from merchants.portal import list_operations, list_page, page_methods, portal_view
 
 from .models import Terminal
 

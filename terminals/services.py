@@ -12,6 +12,7 @@ from core.writes import save_changes
 from merchants.models import Merchant
 
 from . import results
+from .lock_objects import terminal_lock
 from .models import TERMINAL_DATA_FIELDS, Terminal, TerminalStatusChange
 
 TERMINAL_STATUS = operating_lifecycle(
@@ -49,7 +50,7 @@ def _duplicate(terminal_id: str) -> ApplicationError:
 @transaction.atomic
 def terminal_update(*, terminal: Terminal, values: Mapping[str, Any]) -> Terminal:
     """Change registered data (TERMINAL_DATA_FIELDS only), under the row lock."""
-    locked = Terminal.objects.select_for_update().get(pk=terminal.pk)
+    locked = terminal_lock(terminal.pk)
     save_changes(locked, values, allowed=TERMINAL_DATA_FIELDS)
     return locked
 
@@ -57,6 +58,6 @@ def terminal_update(*, terminal: Terminal, values: Mapping[str, Any]) -> Termina
 @transaction.atomic
 def terminal_set_status(*, terminal: Terminal, status: str, changed_by: str) -> Terminal:
     """Set terminal.status with history; NORMAL from CLOSED/TERMINATED is refused (700.500.101)."""
-    locked = Terminal.objects.select_for_update().get(pk=terminal.pk)
+    locked = terminal_lock(terminal.pk)
     TERMINAL_STATUS.apply(locked, status, actor=changed_by)
     return locked

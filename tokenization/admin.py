@@ -14,6 +14,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from core.admin import HistoryInline, ReadOnlyMixin, each_through_service, form_action, staff_actor
+from core.errors import ApplicationError
 
 from . import services
 from .artwork.png import png_size
@@ -223,8 +224,8 @@ class CardArtForm(forms.ModelForm):
             if upload is not None:
                 try:
                     png_size(upload)
-                except ValueError as exc:
-                    self.add_error(f"{image}_file", f"This image {exc}.")
+                except ApplicationError as exc:
+                    self.add_error(f"{image}_file", f"This image {exc.description}.")
         self.change = change
         return data
 
@@ -241,8 +242,8 @@ class CardArtForm(forms.ModelForm):
         data = upload.read()
         try:
             services.check_media(media_type, data)
-        except ValueError as exc:
-            self.add_error(field, f"This file {exc}.")
+        except ApplicationError as exc:
+            self.add_error(field, f"This file {exc.description}.")
             return None
         return media_type, data
 

@@ -4,8 +4,8 @@ card masked; the token reference, which the merchant needs, shown)."""
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
+from core.portal import list_operations, list_page, page_methods, portal_view
 from core.schema.pages import documented
-from merchants.portal import list_operations, list_page, page_methods, portal_view
 
 from .models import Token
 

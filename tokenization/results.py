@@ -37,3 +37,9 @@ TOKEN_NOT_ACTIVE = _d(
     "PA, DB, CV with card.token",
 )
 ASSET_NOT_FOUND = _d("700.150.400", "asset does not exist", "GET /pay/v3/asset/{assetId}", "404")
+ARTWORK_INVALID = _d(
+    "700.150.500",
+    "card art refused: a file is not what its media type says (a PNG with alpha of 16 to 4096 "
+    "pixels a side, a PDF, an SVG, UTF-8 text; at most 2048 KiB), or not a media type of card art",
+    "card art (the admin's card products)",
+)

@@ -21,12 +21,18 @@ from stdnum import luhn
 
 from core import cards, outbox
 from core.errors import ApplicationError, NotFound, ParameterError
-from core.lookups import one
 from merchants.models import Entity, Merchant
 
 from . import results, selectors
 from .artwork.defaults import asset_id
 from .artwork.png import png_size
+from .lock_objects import (
+    card_art_lock,
+    live_token_lock,
+    live_tokens_of_art_lock,
+    token_lock_of,
+    token_row_lock,
+)
 from .models import TOKEN_LIFECYCLE, Asset, CardArt, MediaContent, MediaType, Token, TokenStatus
 from .render import notification_body
 
@@ -93,15 +99,7 @@ def token_create(
     fingerprint = cards.fingerprint(card.number)
     moment = now or timezone.now()
     with transaction.atomic():
-        existing = one(
-            Token.objects.select_for_update()
-            .filter(
-                merchant=merchant,
-                pan_fingerprint=fingerprint,
-                status__in=(TokenStatus.ACTIVE, TokenStatus.INACTIVE),
-            )
-            .order_by("-created_at")
-        )
+        existing = live_token_lock(merchant=merchant, fingerprint=fingerprint)
         if existing is not None:
             return (APPROVED if existing.status == TokenStatus.ACTIVE else decision), existing
         status = TokenStatus.ACTIVE if decision == APPROVED else TokenStatus.INACTIVE
@@ -148,7 +146,7 @@ def tokens_delete(
     deleted = []
     with transaction.atomic():
         for reference in sorted(t.pk for t in tokens):
-            token = Token.objects.select_for_update().get(pk=reference)
+            token = token_row_lock(reference)
             if token.status != TokenStatus.DEACTIVATED:
                 _apply(token, TokenStatus.DEACTIVATED, reason=reason, actor=actor, suspended=[])
             deleted.append(token)
@@ -168,7 +166,7 @@ def token_set_status(
     unsuspend (`suspender` removed; ACTIVE when none remains), deactivate (any -> DEACTIVATED).
     Refused with 700.150.200 where the lifecycle does not allow it."""
     with transaction.atomic():
-        token = one(Token.objects.select_for_update().filter(pk=reference))
+        token = token_lock_of(reference=reference)
         if token is None:
             raise NotFound(results.TOKEN_NOT_FOUND)
         suspended = list(token.suspended_by)
@@ -197,7 +195,9 @@ def token_set_status(
         elif action == "deactivate":
             target, suspended = TokenStatus.DEACTIVATED, []
         else:
-            raise ValueError(action)
+            raise ParameterError(
+                [("action", action, "is not activate, suspend, unsuspend or deactivate")]
+            )
         _apply(token, target, reason=reason, actor=actor, suspended=suspended, now=now)
         return token
 
@@ -240,12 +240,15 @@ def notify(token: Token, *, reason: str) -> None:
 
 def asset_publish(*, description: str, contents: Iterable[tuple[str, bytes]]) -> Asset:
     """Publish card art: the same contents are the same asset (its id is their SHA-256), so a
-    published asset never changes. PNGs are checked (a real PNG with alpha, sensible size)."""
+    published asset never changes. PNGs are checked (a real PNG with alpha, sensible size);
+    anything else is refused with 700.150.500."""
     items = list(contents)
     checked: list[tuple[str, bytes, tuple[int, int] | None]] = []
     for media_type, data in items:
         if media_type not in MediaType.values:
-            raise ValueError(f"{media_type} is not a media type of card art")
+            raise ApplicationError(
+                results.ARTWORK_INVALID, f"{media_type} is not a media type of card art"
+            )
         if media_type != MediaType.PNG:
             check_media(media_type, data)
         checked.append((media_type, data, png_size(data) if media_type == MediaType.PNG else None))
@@ -269,7 +272,7 @@ def token_lock(*, merchant: Merchant, reference: str) -> Token:
     """A token of `merchant`, locked in the caller's transaction (a payment's claim): a status
     change cannot cross the payment. 404 (700.150.100) for any other merchant's or an unknown
     reference."""
-    token = one(Token.objects.select_for_update().filter(pk=reference, merchant=merchant))
+    token = token_lock_of(reference=reference, merchant=merchant)
     if token is None:
         raise NotFound(results.TOKEN_NOT_FOUND)
     return token
@@ -307,30 +310,27 @@ def _png_of(asset: Asset | None) -> bytes | None:
 
 
 def check_media(media_type: str, data: bytes) -> None:
-    """Vector artwork and terms: what their media type says they are (ValueError otherwise)."""
+    """Vector artwork and terms: what their media type says they are (700.150.500 otherwise,
+    its description saying what is wrong: "is not a PDF document")."""
     if media_type == MediaType.PDF and not data.startswith(b"%PDF-"):
-        raise ValueError("is not a PDF document")
+        raise ApplicationError(results.ARTWORK_INVALID, "is not a PDF document")
     if media_type == MediaType.SVG and b"<svg" not in data[:4096]:
-        raise ValueError("is not an SVG image")
+        raise ApplicationError(results.ARTWORK_INVALID, "is not an SVG image")
     if media_type in (MediaType.TEXT, MediaType.HTML):
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            raise ValueError("is not UTF-8 text") from None
+            raise ApplicationError(results.ARTWORK_INVALID, "is not UTF-8 text") from None
     if len(data) > 2 * 1024 * 1024:
-        raise ValueError("is larger than 2048 KiB")
+        raise ApplicationError(results.ARTWORK_INVALID, "is larger than 2048 KiB")
 
 
 def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
     """Create or change a card product's art. New artwork is published as new assets (a
     published asset never changes); the card art then names them. A PNG that is not valid
-    refuses the whole change (ValueError naming the image)."""
+    refuses the whole change (700.150.500, its description naming the image)."""
     with transaction.atomic():
-        art = (
-            CardArt.objects.select_for_update().get(pk=card_art_id)
-            if card_art_id is not None
-            else CardArt()
-        )
+        art = card_art_lock(card_art_id) if card_art_id is not None else CardArt()
         for name in ("name", "brand", "bin_from", "bin_to", "issuer_name", "short_description"):
             setattr(art, name, getattr(change, name))
         art.foreground_color = change.foreground_color.upper()
@@ -351,13 +351,14 @@ def card_art_save(*, card_art_id: int | None, change: CardArtChange) -> CardArt:
                     description=f"{change.name}: {image.replace('_', ' ')}",
                     contents=[(MediaType.PNG, data)],
                 )
-            except ValueError as exc:
-                raise ValueError(f"{image.replace('_', ' ')} {exc}") from None
+            except ApplicationError as exc:
+                raise ApplicationError(
+                    results.ARTWORK_INVALID, f"{image.replace('_', ' ')} {exc.description}"
+                ) from None
             setattr(art, image, asset)
         art.save()
         # Every live token showing this art tells its requestor (new assets, texts).
-        live = art.tokens.exclude(status=TokenStatus.DEACTIVATED).select_related("merchant")
-        for token in live.select_for_update(of=("self",)).order_by("pk"):
+        for token in live_tokens_of_art_lock(art):
             token.card_art = art
             notify(token, reason="OTHER")
         return art

@@ -5,8 +5,6 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from core import cards, idempotency
-
 from ..registrations.instructions import standing_from
 from ..services.types import Card, Details, Money, SchemeToken, ThreeDSRequest
 from ..threeds.tables import cardholder_history
@@ -29,15 +27,6 @@ NOT_STORED = (
     "pos.terminalId",
     "originalTransactionId",
 )
-
-
-def request_hash(flat: Mapping[str, Any]) -> str:
-    """What makes two requests "the same parameters": all fields, with the card number replaced
-    by its keyed fingerprint and the CVV left out (neither is stored in any form)."""
-    safe = {k: v for k, v in flat.items() if k not in ("card.number", "card.cvv")}
-    if "card.number" in flat:
-        safe["card.fingerprint"] = cards.fingerprint(flat["card.number"])
-    return idempotency.fingerprint(safe)
 
 
 def card_source_from(flat: Mapping[str, Any]) -> Card | SchemeToken:

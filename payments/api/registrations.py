@@ -11,7 +11,7 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core import cards, results
+from core import cards, idempotency, results
 from core.api import SpecInquiryView, SpecView
 from core.auth import Principal
 from core.errors import ParameterError
@@ -30,7 +30,7 @@ from ..registrations.tables import (
     REGISTRATION_INQUIRY,
 )
 from ..services.types import PaymentOutcome, StoredCard
-from .commands import card_from, details_from, money_of, request_hash, threeds_from
+from .commands import card_from, details_from, money_of, threeds_from
 from .tables.answer import PAYMENT_DOCUMENTED
 from .tables.registrations import REGISTRATION_CREATE, REGISTRATION_PAYMENT
 from .views import ANYONE, CARD, MERCHANT, PaymentsView, caller_for, checked_path_id
@@ -90,7 +90,7 @@ class RegistrationsView(SpecView):
         return registration_services.registration_create(
             caller=caller,
             reference=flat["merchantTransactionId"],
-            request_hash=request_hash(flat),
+            request_hash=idempotency.fingerprint(flat),
             card=card_from(flat),
             details=details_from(flat),
         )
@@ -195,7 +195,7 @@ class RegistrationPaymentsView(PaymentsView):
         return use_case(
             caller=caller,
             reference=flat["merchantTransactionId"],
-            request_hash=request_hash(flat),
+            request_hash=idempotency.fingerprint(flat),
             money=money_of(flat),
             card=StoredCard(self.registration_id, cvv=flat.get("card.cvv", "")),
             details=details_from(flat),

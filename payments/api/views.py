@@ -9,6 +9,7 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core import idempotency
 from core.api import SpecView
 from core.auth import Principal
 from core.errors import ParameterError
@@ -33,7 +34,6 @@ from .commands import (
     details_from,
     money_from,
     money_of,
-    request_hash,
     threeds_from,
 )
 from .tables import PAYMENT, PAYMENT_INQUIRY
@@ -306,7 +306,7 @@ class PaymentsView(SpecView):
         common = {
             "caller": caller,
             "reference": flat["merchantTransactionId"],
-            "request_hash": request_hash(flat),
+            "request_hash": idempotency.fingerprint(flat),
             "details": details_from(flat),
         }
         return submit(flat["paymentType"], flat, common, self.original_id or "")

@@ -36,6 +36,7 @@ from ..services.types import (
     StoredCard,
     ThreeDSRequest,
 )
+from .lock_objects import checkout_lock
 from .models import CHECKOUT_LIFECYCLE, Checkout, CheckoutStatus
 
 
@@ -84,7 +85,7 @@ def checkout_use(*, checkout_id: str, now: datetime | None = None) -> Checkout:
     700.400.730 when it was used already."""
     moment = now or timezone.now()
     with transaction.atomic():
-        checkout = Checkout.objects.select_for_update().get(pk=checkout_id)
+        checkout = checkout_lock(checkout_id)
         if checkout.status == CheckoutStatus.OPEN and checkout.expires_at <= moment:
             CHECKOUT_LIFECYCLE.apply(checkout, CheckoutStatus.EXPIRED)
             expired = True

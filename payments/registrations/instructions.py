@@ -25,10 +25,10 @@ from typing import Any
 from django.utils import timezone
 
 from core.errors import ApplicationError
-from core.lookups import one
 
 from .. import results
 from ..models import Payment, PaymentState
+from .lock_objects import instruction_lock, instruction_lock_for
 from .models import InstructionType, StandingInstruction
 from .types import StandingInstructionRequest
 
@@ -40,11 +40,8 @@ def reserve(
     *, payment: Payment, standing: StandingInstructionRequest, now: datetime
 ) -> StandingInstruction:
     """Lock the chain an MIT names, check its rules and count the MIT in flight on it."""
-    chain = one(
-        StandingInstruction.objects.select_for_update().filter(
-            merchant_id=payment.merchant_id,
-            initial_transaction_id=standing.initial_transaction_id,
-        )
+    chain = instruction_lock_for(
+        merchant_id=payment.merchant_id, initial_transaction_id=standing.initial_transaction_id
     )
     if chain is None or chain.pan_fingerprint != payment.pan_fingerprint:
         raise ApplicationError(results.INSTRUCTION_UNKNOWN)
@@ -118,9 +115,7 @@ def settle(payment: Payment, *, approved: bool, network_transaction_id: str) -> 
     """In the finalize transaction: create the chain of an approved CIT INITIAL, or settle an
     MIT's reservation."""
     if payment.standing_instruction_id is not None:
-        chain = StandingInstruction.objects.select_for_update().get(
-            pk=payment.standing_instruction_id
-        )
+        chain = instruction_lock(payment.standing_instruction_id)
         chain.in_flight = max(chain.in_flight - 1, 0)
         if approved:
             chain.authorizations += 1

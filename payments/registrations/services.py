@@ -16,13 +16,13 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from core.errors import NotFound
-from core.lookups import one
 from merchants.models import Entity
 
 from .. import results
 from ..services import initial
 from ..services.types import Caller, Card, Details, PaymentOutcome
 from . import stored
+from .lock_objects import registration_lock_among
 from .models import Registration
 from .selectors import registrations_reachable
 
@@ -60,7 +60,7 @@ def _deregister(
     reachable: QuerySet[Registration], registration_id: str, actor: str
 ) -> Registration:
     with transaction.atomic():
-        registration = one(reachable.select_for_update().filter(pk=registration_id))
+        registration = registration_lock_among(reachable=reachable, registration_id=registration_id)
         if registration is None:
             raise NotFound(results.REGISTRATION_NOT_FOUND)
         stored.destroy_card(registration, actor=actor)

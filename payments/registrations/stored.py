@@ -4,11 +4,11 @@ stores (createRegistration), and the registration a payment pays with, locked.""
 from django.utils import timezone
 
 from core.errors import NotFound
-from core.lookups import one
 from merchants.models import Merchant
 
 from .. import results
 from ..models import Payment
+from .lock_objects import registration_lock_among
 from .models import REGISTRATION_LIFECYCLE, Registration, RegistrationStatus
 
 
@@ -40,8 +40,8 @@ def wants_registration(payment: Payment) -> bool:
 def registration_lock(*, merchant: Merchant, registration_id: str) -> Registration:
     """The merchant's registration, locked (a deregistration and a payment on it cannot cross);
     404 (100.150.200) for any other merchant's or an unknown id."""
-    registration = one(
-        Registration.objects.select_for_update().filter(pk=registration_id, merchant=merchant)
+    registration = registration_lock_among(
+        reachable=Registration.objects.filter(merchant=merchant), registration_id=registration_id
     )
     if registration is None:
         raise NotFound(results.REGISTRATION_NOT_FOUND)

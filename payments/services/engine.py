@@ -3,7 +3,7 @@
 1. Claim (one short transaction): the payment row is inserted IN_FLIGHT; the unique (merchant,
    merchantTransactionId) index claims the reference, so a duplicate (a replay or a concurrent
    twin) fails on it and is answered from the stored row through core's one replay path
-   (`core.idempotency.replay`): the same answer for the same parameters, 800.110.100 for others;
+   (`core.idempotency.once`): the same answer for the same parameters, 800.110.100 for others;
    a retry of a request still IN_FLIGHT answers that it is in progress (000.200.100) and never
    asks the network again. In the same transaction a referenced operation reserves its amount on
    the original under its row lock, and everything that needs no network is decided: a refusal
@@ -22,10 +22,10 @@ network call between them is never inside one.
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from core.idempotency import replay
+from core import idempotency
 from core.lookups import one
 from core.results import TRANSACTION_SUCCEEDED, Result
 
@@ -64,21 +64,26 @@ def submit(
     *, caller: Caller, reference: str, request_hash: str, claim: Callable[[], Claim]
 ) -> PaymentOutcome:
     """Claim (replaying a known reference), then ask the network and finalize."""
-    try:
-        with transaction.atomic(durable=True):
-            claimed = claim()
-    except IntegrityError:
-        existing = one(
-            Payment.objects.filter(merchant=caller.merchant, merchant_transaction_id=reference)
-        )
-        if existing is None:
-            raise
-        replayed = replay(
+
+    def replayed(existing: Payment) -> PaymentOutcome:
+        stored = idempotency.replay(
             stored_hash=existing.request_hash,
             stored_body=answer_of(existing),
             request_hash=request_hash,
         )
-        return PaymentOutcome(replayed.body, replayed=True, payment=existing)
+        return PaymentOutcome(stored.body, replayed=True, payment=existing)
+
+    claimed = idempotency.once(
+        find=lambda: one(
+            Payment.objects.filter(merchant=caller.merchant, merchant_transaction_id=reference)
+        ),
+        run=claim,
+        replayed=replayed,
+        durable=True,
+        look_first=False,  # the claim's insert is the look-up: a new reference costs no query
+    )
+    if isinstance(claimed, PaymentOutcome):
+        return claimed
     payment = complete(claimed)
     return PaymentOutcome(answer_of(payment, base_url=claimed.base_url), payment=payment)
 

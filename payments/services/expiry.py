@@ -6,7 +6,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import Payment, PaymentType
+from .lock_objects import expired_lock
 
 
 def payment_close_expired(*, now: Callable[[], Any] = timezone.now, batch: int = 500) -> int:
@@ -18,16 +18,7 @@ def payment_close_expired(*, now: Callable[[], Any] = timezone.now, batch: int =
     closed = 0
     while True:
         with transaction.atomic():
-            due = list(
-                Payment.objects.select_for_update(skip_locked=True)
-                .filter(
-                    payment_type=PaymentType.PA,
-                    successful=True,
-                    closed_at__isnull=True,
-                    expires_at__lte=now(),
-                )
-                .order_by("pk")[:batch]
-            )
+            due = expired_lock(now=now, batch=batch)
             for payment in due:
                 payment.closed_at = now()
                 payment.save(update_fields=["closed_at"])

@@ -1,19 +1,44 @@
 """Row locks, in one place. Every money movement re-reads its rows here with
 `select_for_update()` inside the caller's transaction; several rows are always locked in
-primary-key order, so two requests cannot wait on each other."""
+primary-key order, so two requests cannot wait on each other. (Registrations and checkouts
+keep theirs in their packages' lock_objects.py.)"""
+
+from collections.abc import Callable
+from datetime import datetime
 
 from core.errors import NotFound
 from core.lookups import one
 from core.results import REFERENCE_NOT_FOUND
 from merchants.models import Merchant
 
-from ..models import Payment, ThreeDSAuthentication
+from ..models import Payment, PaymentType, ThreeDSAuthentication
 
 
 def payments_lock(pks: list[str]) -> dict[str, Payment]:
     """The payments, locked in primary-key order."""
     rows = Payment.objects.select_for_update().filter(pk__in=sorted(set(pks))).order_by("pk")
     return {payment.pk: payment for payment in rows}
+
+
+def payment_lock(pk: str) -> Payment:
+    """One payment, locked (another app's change to it, a chargeback, waits for the money
+    movements on it and they for the change)."""
+    return Payment.objects.select_for_update().get(pk=pk)
+
+
+def expired_lock(*, now: Callable[[], datetime], batch: int) -> list[Payment]:
+    """Up to `batch` successful PAs not closed whose validityPeriod has elapsed, locked in
+    primary-key order; those another transaction holds (a capture) are left to a later pass."""
+    return list(
+        Payment.objects.select_for_update(skip_locked=True)
+        .filter(
+            payment_type=PaymentType.PA,
+            successful=True,
+            closed_at__isnull=True,
+            expires_at__lte=now(),
+        )
+        .order_by("pk")[:batch]
+    )
 
 
 def state_lock(pk: str) -> str:

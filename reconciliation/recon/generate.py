@@ -29,6 +29,7 @@ from django.core.files.storage import storages
 from django.db import connection, transaction
 
 from merchants.models import Entity, EntityType, Merchant
+from payments.selectors import payment_file_rows
 
 from ..models import ReconFile
 from ..settlement import business_day_bounds, settle_unsettled
@@ -129,18 +130,19 @@ def _queries(entity: Entity, day: date, *, production: bool, slices: int) -> lis
     dialect = Dialect(connection.vendor)
     base = settings.EXCHANGE_BASE_CURRENCY
     start, end = business_day_bounds(day)
-    adapt = connection.ops.adapt_datetimefield_value
-    payments = payments_query(
-        dialect, merchants=len(merchants), production=production, base_currency=base
-    )
     step = (end - start) / slices
     bounds = [start + step * n for n in range(slices)] + [end]
-    queries = [
-        Query(payments, [*merchants, adapt(bounds[n]), adapt(bounds[n + 1])]) for n in range(slices)
-    ]
+    queries = []
+    for n in range(slices):
+        rows, params = payment_file_rows(
+            merchants=merchants, start=bounds[n], end=bounds[n + 1], production=production
+        ).query.sql_with_params()
+        queries.append(Query(payments_query(dialect, rows=rows, base_currency=base), [*params]))
+    every, none = payment_file_rows().query.sql_with_params()
+    assert not none, "every payment: a select without parameters"
     for reversals in (False, True):
         sql = chargebacks_query(
-            dialect, merchants=len(merchants), reversals=reversals, base_currency=base
+            dialect, rows=every, merchants=len(merchants), reversals=reversals, base_currency=base
         )
         queries.append(Query(sql, [*merchants, connection.ops.adapt_datefield_value(day)]))
     return queries
@@ -187,17 +189,11 @@ def _write_apart(query: Query, progress: Callable[[int], None] | None) -> tuple[
 
 def count_details(entity: Entity, day: date, *, production: bool) -> int:
     """How many detail records the file will have (for a progress bar's total)."""
-    from payments.models import Payment
-
     from ..models import Chargeback
 
     merchants = merchants_of(entity)
     start, end = business_day_bounds(day)
-    payments = Payment.objects.filter(
-        merchant__in=merchants, created_at__gte=start, created_at__lt=end
-    )
-    if production:
-        payments = payments.filter(test_mode=False)
+    payments = payment_file_rows(merchants=merchants, start=start, end=end, production=production)
     disputes = Chargeback.objects.filter(merchant__in=merchants)
     return (
         payments.count()
@@ -263,7 +259,7 @@ def produce(
     return Produced(record, saved)
 
 
-def recon_file_produce(
+def recon_file_generate(
     *,
     entity: Entity,
     day: date,
@@ -285,15 +281,11 @@ def recon_file_produce(
 def entities_of_day(day: date) -> list[Entity]:
     """Every entity with a file to produce for `day`: the merchant entities that had payments
     or chargebacks, and the participators they belong to."""
-    from payments.models import Payment
-
     from ..models import Chargeback
 
     start, end = business_day_bounds(day)
     merchants = set(
-        Payment.objects.filter(created_at__gte=start, created_at__lt=end)
-        .values_list("merchant_id", flat=True)
-        .distinct()
+        payment_file_rows(start=start, end=end).values_list("merchant_id", flat=True).distinct()
     )
     merchants |= set(
         Chargeback.objects.filter(received_on=day).values_list("merchant_id", flat=True)

@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
+from core.errors import ApplicationError
 from merchants.models import Entity
 
+from .. import results
 from .generate import detail_lines
 from .layout import DETAIL
 from .parse import Fault, read
@@ -68,9 +70,10 @@ def match(path: str, *, production: bool | None = None) -> Match:
     if production is None:
         production = production_of(path)
         if production is None:
-            raise ValueError(
+            raise ApplicationError(
+                results.RECON_FILE_KIND_UNKNOWN,
                 f"{Path(path).name} is not named RECONDTP... or RECONDTT...: say whether it is "
-                "a production or a test file"
+                "a production or a test file",
             )
     in_file: dict[tuple[str, str], list[str]] = {}
     with open(path, "rb") as handle:

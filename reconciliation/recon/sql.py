@@ -5,7 +5,10 @@ RPAD/LPAD, SQLite with SUBSTR; both give the same bytes (tests compare them with
 own formatter, format_record).
 
 Three selects make a day: the payments of the business day (ordered by time and id), the
-chargebacks received on the day, and the chargebacks reversed on the day (ordered by id).
+chargebacks received on the day, and the chargebacks reversed on the day (ordered by id). What
+the file reads of a payment comes from payments' own selector (`payment_file_rows`: its columns,
+its terminal's id, its 3-D Secure ECI, by the names listed there), whose SQL each select takes
+as the row source `p`; this module reads only the names listed there.
 Values are bounded by their columns (a merchantTransactionId has 32 characters, an amount 12
 digits), so no padding function ever truncates; characters outside ASCII are written as '?'.
 """
@@ -17,9 +20,6 @@ import pycountry
 
 from core.fields.codes import minor_units
 from merchants.models import Merchant
-from payments.models import Payment
-from payments.threeds.models import ThreeDSAuthentication
-from terminals.models import Terminal
 
 from ..models import Chargeback, SettlementItem, SettlementRun
 from .layout import DETAIL, Field
@@ -78,9 +78,9 @@ def _table(model: type) -> str:
     return model._meta.db_table  # type: ignore[attr-defined,no-any-return]
 
 
-# Where each detail field's value comes from, for a payment (p), its merchant (m), terminal (t),
-# 3-D Secure authentication (a), settlement item (si) and run (sr), and the currencies (c: the
-# transaction's, rc: the reconciliation's).
+# Where each detail field's value comes from, for a payment (p: a row of payments'
+# payment_file_rows), its merchant (m), settlement item (si) and run (sr), and the currencies
+# (c: the transaction's, rc: the reconciliation's).
 PAYMENT_SOURCES = {
     "merchant_transaction_id": "p.merchant_transaction_id",
     "id": "p.id",
@@ -92,12 +92,12 @@ PAYMENT_SOURCES = {
     "reconciliation_currency": "rc.num",
     "when": "{stamp(p.created_at)}",
     "merchant_id": "m.merchant_id",
-    "terminal_id": "t.terminal_id",
+    "terminal_id": "p.terminal_code",
     "status": "p.result_code",
     "approval_code": "p.auth_code",
     "arn": "p.acquirer_ref_no",
     "network_id": "SUBSTR(p.network_reference, 1, 15)",
-    "eci": "a.eci",
+    "eci": "p.eci",
     "advice_code": "''",
     "stan": "p.stan",
     "entry_mode": "p.entry_mode",
@@ -156,8 +156,6 @@ def line_expression(sources: dict[str, str], dialect: Dialect) -> str:
 def _joins(settled: str, base_currency: str) -> str:
     return (
         f"JOIN {_table(Merchant)} m ON m.id = p.merchant_id "
-        f"LEFT JOIN {_table(Terminal)} t ON t.id = p.terminal_id "
-        f"LEFT JOIN {_table(ThreeDSAuthentication)} a ON a.payment_id = p.id "
         f"LEFT JOIN {_table(SettlementRun)} sr ON sr.id = {settled} "
         f"LEFT JOIN cur rc ON rc.code = COALESCE(sr.currency, NULLIF(m.settlement_currency, ''), "
         f"{_quoted(base_currency)}) "
@@ -168,29 +166,26 @@ def _merchants(count: int) -> str:
     return ", ".join(["%s"] * count)
 
 
-def payments_query(
-    dialect: Dialect, *, merchants: int, production: bool, base_currency: str
-) -> str:
-    """Parameters: the merchants' pks, then the business day's start and end."""
-    test_mode = "AND NOT p.test_mode " if production else ""
+def payments_query(dialect: Dialect, *, rows: str, base_currency: str) -> str:
+    """`rows`: the SQL of payments' payment_file_rows for the day's payments (its parameters
+    are the query's)."""
     # Generated from the layout and the models' tables; every value is a parameter.
     return (
         f"WITH {currencies_cte()} "  # noqa: S608
         f"SELECT {line_expression(PAYMENT_SOURCES, dialect)} "
-        f"FROM {_table(Payment)} p "
+        f"FROM ({rows}) p "
         f"LEFT JOIN {_table(SettlementItem)} si ON si.payment_id = p.id "
         f"{_joins('si.run_id', base_currency)}"
         f"LEFT JOIN cur c ON c.code = p.currency "
-        f"WHERE p.merchant_id IN ({_merchants(merchants)}) "
-        f"AND p.created_at >= %s AND p.created_at < %s {test_mode}"
         f"ORDER BY p.created_at, p.id"
     )
 
 
 def chargebacks_query(
-    dialect: Dialect, *, merchants: int, reversals: bool, base_currency: str
+    dialect: Dialect, *, rows: str, merchants: int, reversals: bool, base_currency: str
 ) -> str:
-    """Parameters: the merchants' pks, then the day."""
+    """`rows`: the SQL of payments' payment_file_rows for every payment (no parameters).
+    Parameters: the merchants' pks, then the day."""
     sources = REVERSAL_SOURCES if reversals else CHARGEBACK_SOURCES
     settled = "cb.reversal_settled_in_id" if reversals else "cb.settled_in_id"
     on = "cb.reversed_on" if reversals else "cb.received_on"
@@ -199,7 +194,7 @@ def chargebacks_query(
         f"WITH {currencies_cte()} "  # noqa: S608
         f"SELECT {line_expression(sources, dialect)} "
         f"FROM {_table(Chargeback)} cb "
-        f"JOIN {_table(Payment)} p ON p.id = cb.payment_id "
+        f"JOIN ({rows}) p ON p.id = cb.payment_id "
         f"{_joins(settled, base_currency)}"
         f"LEFT JOIN cur c ON c.code = cb.currency "
         f"WHERE cb.merchant_id IN ({_merchants(merchants)}) AND {on} = %s "

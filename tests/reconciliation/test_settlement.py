@@ -10,6 +10,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.errors import ApplicationError
 from payments.models import Payment
 from reconciliation import services
 from reconciliation.models import SettlementItem, SettlementRun
@@ -220,21 +221,26 @@ def test_a_chargeback_debits_its_day_and_its_reversal_credits_the_day_it_is_won(
     assert later.chargeback_reversals_amount == Decimal("40.00")
     assert later.net_amount == Decimal("40.00")  # no payments that day, the reversal only
     assert Chargeback.objects.get().reversal_settled_in_id == later.pk
-    with pytest.raises(ValueError):
+    with pytest.raises(ApplicationError) as refused:
         services.chargeback_reverse(chargeback_id=chargeback.pk, reversed_on=won_on, actor="t")
+    assert refused.value.result.code == "700.550.240"
 
 
 @pytest.mark.parametrize(
-    ("ref", "amount", "message"),
-    [("nothing", "1.00", "no payment"), (None, "500.00", "at most"), (None, "0", "more than 0")],
+    ("ref", "amount", "message", "result"),
+    [
+        ("nothing", "1.00", "no payment", "700.550.200"),
+        (None, "500.00", "at most", "700.550.230"),
+        (None, "0", "more than 0", "700.550.230"),
+    ],
 )
-def test_chargebacks_that_cannot_be(merchant, day_of_payments, ref, amount, message):
+def test_chargebacks_that_cannot_be(merchant, day_of_payments, ref, amount, message, result):
     sale = (
         Payment.objects.filter(payment_type="DB", successful=True, currency="EUR")
         .order_by("created_at")
         .first()
     )
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ApplicationError, match=message) as refused:
         services.chargeback_record(
             payment_ref=ref or sale.pk,
             reason_code="13.1",
@@ -243,6 +249,7 @@ def test_chargebacks_that_cannot_be(merchant, day_of_payments, ref, amount, mess
             received_on=day_of_payments,
             actor="t",
         )
+    assert refused.value.result.code == result
 
 
 def test_chargebacks_are_imported_from_a_file(tmp_path, merchant, day_of_payments):
@@ -367,16 +374,19 @@ def test_chargebacks_never_exceed_what_is_left_of_the_sale(merchant, payer, plan
 
     sale = payer.pay("DB", "25.00").json()["id"]
     charge(sale, "10.00")
-    with pytest.raises(ValueError, match=r"at most 15\.00 EUR"):
+    with pytest.raises(ApplicationError, match=r"at most 15\.00 EUR") as refused:
         charge(sale, "20.00")
-    with pytest.raises(ValueError, match="the payment is in EUR, not USD"):
+    assert refused.value.result.code == "700.550.230"
+    with pytest.raises(ApplicationError, match="the payment is in EUR, not USD") as refused:
         charge(sale, "5.00", currency="USD")
+    assert refused.value.result.code == "700.550.220"
     assert charge(sale, "15.00").partial is False  # with the first, the whole sale
     reversed_ = payer.pay("DB", "9.99").json()["id"]
     assert code(payer.ref("RV", reversed_, None, transactionSource="CARDHOLDER")) == "000.000.000"
-    with pytest.raises(ValueError, match="at most 0"):
+    with pytest.raises(ApplicationError, match="at most 0"):
         charge(reversed_, "9.99")
     test_mode = payer.pay("DB", "8.00").json()["id"]
     Payment.objects.filter(pk=test_mode).update(test_mode=True)
-    with pytest.raises(ValueError, match="test mode"):
+    with pytest.raises(ApplicationError, match="test mode") as refused:
         charge(test_mode, "8.00")
+    assert refused.value.result.code == "700.550.210"

@@ -248,3 +248,28 @@ def test_a_product_may_add_vector_artwork_and_terms(admin_client, merchant_api, 
         url, {**fields, "background_vector_file": _file("card.pdf", b"not a pdf")}
     )
     assert refused.status_code == 200 and "is not a PDF document" in refused.content.decode()
+
+
+def test_an_unknown_status_change_is_a_parameter_error(make):
+    token = make()
+    with pytest.raises(ApplicationError) as refused:
+        act(token, "freeze")
+    assert refused.value.http_status == 400
+    assert refused.value.extra_result()["parameterErrors"][0]["name"] == "action"
+    assert Token.objects.get(pk=token.pk).status == "ACTIVE"
+
+
+@pytest.mark.parametrize(
+    ("contents", "why"),
+    [
+        ([("image/png", b"not a png")], "is not a PNG image"),
+        ([("application/pdf", b"<svg/>")], "is not a PDF document"),
+        ([("image/gif", b"GIF89a")], "image/gif is not a media type of card art"),
+    ],
+)
+def test_card_art_that_is_not_what_it_says_is_refused_with_700_150_500(contents, why):
+    before = Asset.objects.count()
+    with pytest.raises(ApplicationError) as refused:
+        services.asset_publish(description="x", contents=contents)
+    assert (refused.value.result.code, refused.value.description) == ("700.150.500", why)
+    assert Asset.objects.count() == before

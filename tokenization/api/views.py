@@ -11,7 +11,7 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core import cards, idempotency, results
+from core import cards, results
 from core.api import SpecInquiryView, SpecView
 from core.auth import Principal
 from core.envelope import envelope
@@ -31,14 +31,6 @@ from .tables import ASSET_ID, TOKEN_ANSWER, TOKENIZE, references
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
 MERCHANT = {"entityId": "10000001", "entityType": "MERCHANT", "merchant.id": "10000001"}
 EXAMPLE_TUR = "DTKN" + "0" * 60
-
-
-def _safe_hash(flat: dict[str, Any]) -> str:
-    """CT's "same parameters": the card number as its keyed fingerprint, no CVV."""
-    safe = {k: v for k, v in flat.items() if k not in ("card.number", "card.cvv")}
-    if "card.number" in flat:
-        safe["card.fingerprint"] = cards.fingerprint(flat["card.number"])
-    return idempotency.fingerprint(safe)
 
 
 class TokenizeView(SpecView):
@@ -79,9 +71,6 @@ class TokenizeView(SpecView):
 
     def replayable(self, flat: dict[str, Any]) -> bool:
         return flat["token.Type"] in ("CT", "DT")
-
-    def request_fingerprint(self, flat: dict[str, Any]) -> str:
-        return _safe_hash(flat)
 
     def perform(
         self, principal: Principal, flat: dict[str, Any]

@@ -5,15 +5,20 @@ import io
 
 from PIL import Image, UnidentifiedImageError
 
+from core.errors import ApplicationError
+
+from ..results import ARTWORK_INVALID
+
 MAX_BYTES = 2 * 1024 * 1024
 MAX_SIDE = 4096
 MIN_SIDE = 16
 
 
 def png_size(data: bytes) -> tuple[int, int]:
-    """(width, height) of a valid card-art PNG; ValueError saying what is wrong otherwise."""
+    """(width, height) of a valid card-art PNG; otherwise refused with 700.150.500, the
+    description saying what is wrong ("is not a PNG image")."""
     if len(data) > MAX_BYTES:
-        raise ValueError(f"is larger than {MAX_BYTES // 1024} KiB")
+        raise _refused(f"is larger than {MAX_BYTES // 1024} KiB")
     try:
         with Image.open(io.BytesIO(data)) as image:
             image.verify()
@@ -22,12 +27,16 @@ def png_size(data: bytes) -> tuple[int, int]:
             fmt, mode, size = image.format, image.mode, image.size
             has_alpha = mode in ("RGBA", "LA", "PA") or "transparency" in image.info
     except (UnidentifiedImageError, OSError, SyntaxError) as exc:
-        raise ValueError("is not a PNG image") from exc
+        raise _refused("is not a PNG image") from exc
     if fmt != "PNG":
-        raise ValueError(f"is a {fmt} image, not a PNG")
+        raise _refused(f"is a {fmt} image, not a PNG")
     if not has_alpha:
-        raise ValueError("has no alpha channel (card art is drawn over other content)")
+        raise _refused("has no alpha channel (card art is drawn over other content)")
     width, height = size
     if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
-        raise ValueError(f"is {width}x{height}: each side must be {MIN_SIDE} to {MAX_SIDE} pixels")
+        raise _refused(f"is {width}x{height}: each side must be {MIN_SIDE} to {MAX_SIDE} pixels")
     return width, height
+
+
+def _refused(what: str) -> ApplicationError:
+    return ApplicationError(ARTWORK_INVALID, what)

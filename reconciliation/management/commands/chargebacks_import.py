@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.errors import ApplicationError
 from reconciliation import services
 
 
@@ -37,7 +38,7 @@ class Command(BaseCommand):
                         actor=f"import:{path}",
                     )
                     imported += 1
-                except (KeyError, ValueError, InvalidOperation) as exc:
+                except (KeyError, ValueError, InvalidOperation, ApplicationError) as exc:
                     refused += 1
                     self.stdout.write(f"line {number}: refused: {exc}")
         self.stdout.write(f"{imported} imported, {refused} refused")

@@ -23,7 +23,7 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from merchants.models import Entity
-from reconciliation.recon.generate import count_details, recon_file_produce, storage
+from reconciliation.recon.generate import count_details, recon_file_generate, storage
 from reconciliation.settlement import business_day_bounds
 
 
@@ -87,7 +87,7 @@ class Command(BaseCommand):
         stream = getattr(self.stderr, "_out", sys.stderr)  # the bar writes \r, not lines
         failures: list[tuple[str, str]] = []
         with tqdm(total=total, unit=" records", file=stream, disable=False) as bar:
-            produced = recon_file_produce(
+            produced = recon_file_generate(
                 entity=found,
                 day=day,
                 production=kind,

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.errors import ApplicationError
 from reconciliation.recon.match import match
 
 
@@ -35,8 +36,8 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no such file")
         try:
             result = match(path, production=production)
-        except ValueError as exc:
-            raise CommandError(f"{exc} (--production or --test)") from None
+        except ApplicationError as exc:
+            raise CommandError(f"{exc.description} (--production or --test)") from None
         for fault in result.faults:
             self.stdout.write(str(fault))
         for key in result.missing_from_file:
