@@ -186,23 +186,13 @@ def test_no_import_cycle_within_core():
 
 # Row locks of the issuer outside lock modules, until they move. Each entry is an exception to
 # the rule, to remove when its module's locks move.
-ISSUER_LOCKS_ELSEWHERE = {
-    # moved by issuersplit (issuer/cards/lock_objects.py and the ledger's)
-    "issuer/cards/services.py",
-    "issuer/cards/money.py",
-    "issuer/cards/tokens.py",  # and it locks tokenization's Token: tokenization.services.token_lock
-    "issuer/ledger/services.py",
-    # the issuer's OOB and OTP services and its requestors: not in issuersplit's modules
-    "issuer/services.py",
-    "issuer/protocol/requestors.py",
-}
 LOCK_MODULES = ("lock_objects.py",)
 
 
 def test_row_locks_are_taken_in_lock_modules_only():
     """`select_for_update` is called in an app's lock module only (payments/services/,
     payments/registrations/, payments/checkouts/, merchants/, terminals/, tokenization/,
-    reconciliation/ and core/ each have a lock_objects.py): the locks a use case takes, and
+    reconciliation/, issuer/, issuer/cards/, issuer/ledger/ and core/ each have a lock_objects.py): the locks a use case takes, and
     their order, are read in one place. Core's outbox and vault lock through core's."""
     found = []
     for app in APPS:
@@ -213,6 +203,4 @@ def test_row_locks_are_taken_in_lock_modules_only():
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.Attribute) and node.attr == "select_for_update":
                     found.append(relative)
-    assert sorted(set(found) - ISSUER_LOCKS_ELSEWHERE) == []
-    moved = ISSUER_LOCKS_ELSEWHERE - set(found)  # an exception whose locks moved: remove it
-    assert moved == set()
+    assert sorted(set(found)) == []

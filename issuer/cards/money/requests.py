@@ -8,15 +8,13 @@ racing on one reference meet at the transaction's unique constraint: the loser a
 winner's stored answer.
 """
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 
+from core import idempotency
 from core import results as core_results
 from core.errors import ApplicationError
 
@@ -57,44 +55,38 @@ NOWHERE = Where()
 
 
 def request_hash(*, fields: Mapping[str, Any]) -> str:
-    """The hash of a request's body (its validated fields), canonical JSON."""
-    canonical = json.dumps(
-        {k: str(v) for k, v in fields.items()}, sort_keys=True, separators=(",", ":")
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def _stored(row: CardTransaction, digest: str) -> Answer:
-    if row.request_hash != digest:
-        raise ApplicationError(
-            results.DUPLICATE_REFERENCE,
-            data={"transactionId": row.reference, "requestorReference": row.requestor_reference},
-        )
-    answer = row.answer
-    return core_results.lookup(answer["code"]), answer["fields"], answer.get("id")
-
-
-def _replay(client_id: str, reference: str, digest: str) -> Answer | None:
-    row = CardTransaction.objects.filter(client_id=client_id, requestor_reference=reference).first()
-    return None if row is None else _stored(row, digest)
+    """The hash of a request's body (its validated fields, as text): core's one fingerprint of
+    "the same parameters" (the issuer's fields carry no card.number or card.cvv)."""
+    return idempotency.fingerprint({k: str(v) for k, v in fields.items()})
 
 
 def idempotent(
     *, client_id: str, requestor_reference: str, digest: str, run: Callable[[], Answer]
 ) -> Answer:
-    """The same reference and body answer the stored answer; another body is refused; a new
-    reference runs `run` (in one transaction, which writes the CardTransaction)."""
-    stored = _replay(client_id, requestor_reference, digest)
-    if stored is not None:
-        return stored
-    try:
-        with transaction.atomic():
-            return run()
-    except IntegrityError:
-        stored = _replay(client_id, requestor_reference, digest)
-        if stored is None:  # another constraint: let it surface
-            raise
-        return stored
+    """The same reference and body answer the stored answer; another body is refused
+    (800.110.110); a new reference runs `run` (in one transaction, which writes the
+    CardTransaction): core's one run-or-replay (core.idempotency.once)."""
+
+    def replayed(row: CardTransaction) -> Answer:
+        refusal = ApplicationError(
+            results.DUPLICATE_REFERENCE,
+            data={"transactionId": row.reference, "requestorReference": row.requestor_reference},
+        )
+        body = idempotency.replay(
+            stored_hash=row.request_hash,
+            stored_body=row.answer,
+            request_hash=digest,
+            refusal=refusal,
+        ).body
+        return core_results.lookup(body["code"]), body["fields"], body.get("id")
+
+    return idempotency.once(
+        find=lambda: CardTransaction.objects.filter(
+            client_id=client_id, requestor_reference=requestor_reference
+        ).first(),
+        run=run,
+        replayed=replayed,
+    )
 
 
 def once(*, request: Request, run: Callable[[], Answer]) -> Answer:
