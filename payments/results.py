@@ -72,6 +72,12 @@ DECLINED_INVALID_CVV = _d("800.100.153", "transaction declined (invalid CVV)", I
 DECLINED_INSUFFICIENT_FUNDS = _d(
     "800.100.203", "transaction declined (insufficient funds)", INITIAL
 )
+DECLINED_BY_ISSUER = _d(
+    "800.100.152",
+    "transaction declined by the card's issuer (do not honour, or a reason without a code of "
+    "its own)",
+    f"{INITIAL}, CP, RV, RF, PR",
+)
 
 # --- merchant and terminal state ----------------------------------------------------------------
 MERCHANT_CANNOT_TRANSACT = _d(
