@@ -74,8 +74,7 @@ DECLINED_INSUFFICIENT_FUNDS = _d(
 )
 DECLINED_BY_ISSUER = _d(
     "800.100.152",
-    "transaction declined by the card's issuer (do not honour, or a reason without a code of "
-    "its own)",
+    "transaction declined by the card's issuer (do not honour)",
     f"{INITIAL}, CP, RV, RF, PR",
 )
 
