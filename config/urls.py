@@ -1,3 +1,4 @@
+from django.apps import apps
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
@@ -22,11 +23,14 @@ urlpatterns = [
     path("", include("reconciliation.urls")),
     path("", include("payments.threeds.urls")),
     path("", include("payments.checkouts.urls")),
-    path("", include("issuer.urls_oauth")),
-    path("", include("issuer.urls_api")),
-    # Last: every other path under /pay/, /v3/, /merch-web/ and /issuer/ is the JSON 404.
-    api_catch_all(core_views.unknown_api_path),
 ]
+if apps.is_installed("issuer"):  # the acquirer may run without it (config/settings_acquirer.py)
+    urlpatterns += [
+        path("", include("issuer.urls_oauth")),
+        path("", include("issuer.urls_api")),
+    ]
+# Last: every other path under /pay/, /v3/, /merch-web/ and /issuer/ is the JSON 404.
+urlpatterns.append(api_catch_all(core_views.unknown_api_path))
 
 handler404 = "core.views.not_found"
 handler500 = "core.views.server_error"

@@ -6,9 +6,12 @@ expressions sort them into families: a client can test `result.code` against `SU
 only says whether the request was understood and allowed (docs/api.md).
 
 Core declares the codes of the API machinery (success, format, authentication, not found,
-duplicates, unexpected errors). Each app declares its own codes in its `results.py` with
-`declare`, which refuses a code declared twice and a code outside every family; the apps import
-their `results` module when they are ready, so the registry is complete once Django is set up.
+duplicates, unexpected errors), and the anchor's card declines that two apps answer, each for
+itself: the issuer on its own API, the acquirer when a card's issuer declined a payment for that
+reason (the acquirer and the issuer may run apart, so neither can own them). Each app declares
+its own codes in its `results.py` with `declare`, which refuses a code declared twice and a code
+outside every family; the apps import their `results` module when they are ready, so the
+registry is complete once Django is set up.
 docs/api.md's code table is generated from the registry (`python manage.py result_codes`).
 """
 
@@ -242,6 +245,42 @@ DUPLICATE_TRANSACTION = _core(
     "800.110.100",
     "duplicate transaction: merchantTransactionId already used with other parameters",
     returned_by="every write, every payment",
+)
+
+# --- a card's declines: the issuer's reason, and what the acquirer answers for it ---------------
+# The acquirer reads them from the ISO 8583 response code of the card's issuer
+# (payments/connectors/responses.py); the platform's own issuer answers them on its API.
+_ISSUER_API = "the issuer's transaction/*"
+_ACQUIRER = "PA, DB, CD, CV when the card's issuer answers ISO 8583"
+DECLINED_CARD_STOLEN = _core(
+    "800.100.159",
+    "declined: the card is reported stolen",
+    returned_by=f"{_ISSUER_API}; {_ACQUIRER} 43",
+)
+DECLINED_CARD_LOST = _core(
+    "800.100.165",
+    "declined: the card is reported lost",
+    returned_by=f"{_ISSUER_API}; {_ACQUIRER} 41",
+)
+DECLINED_CARD_NOT_ACTIVE = _core(
+    "800.100.168",
+    "declined: the card is not ACTIVE (inactive, suspended, cancelled or replaced)",
+    returned_by=f"{_ISSUER_API}; {_ACQUIRER} 62",
+)
+DECLINED_ACCOUNT_NOT_ACTIVE = _core(
+    "800.100.172",
+    "declined: the card's account is not ACTIVE",
+    returned_by=f"{_ISSUER_API}; {_ACQUIRER} 78",
+)
+DECLINED_LIMIT_EXCEEDED = _core(
+    "800.100.162",
+    "declined: a limit of the card is exceeded (per transaction, daily or monthly amount)",
+    returned_by=f"the issuer's transaction/Purchase, Withdraw; {_ACQUIRER} 61",
+)
+DECLINED_COUNT_LIMIT_EXCEEDED = _core(
+    "800.100.163",
+    "declined: the card's daily or monthly number of transactions is reached",
+    returned_by=f"the issuer's transaction/Purchase, Withdraw; {_ACQUIRER} 65",
 )
 
 # --- system ------------------------------------------------------------------------------------

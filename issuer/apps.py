@@ -29,3 +29,14 @@ class IssuerConfig(AppConfig):
         from .cards.tokens import decide_token_request
 
         tokenization.decider_register(decide_token_request)
+
+        # The closed loop's payments: the platform's own acquirer reaches the issuer through its
+        # port (payments never imports the issuer); an issuer without an acquirer runs alone.
+        from django.apps import apps
+
+        if apps.is_installed("payments"):
+            from payments.connectors import onus_port
+
+            from .acquiring import AcquirerPort
+
+            onus_port.issuer_register(AcquirerPort())

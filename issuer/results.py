@@ -1,6 +1,7 @@
 """Result codes of the issuer operations (registered in core's catalogue). They travel inside
 the JWE answer of `POST /issuer/v1/{group}/{Operation}` (HTTP 200)."""
 
+from core import results as core_results
 from core.results import Result, declare
 
 
@@ -111,29 +112,16 @@ INSUFFICIENT_FUNDS = _d(
     "transaction/Purchase, Withdraw, TransferFund, BlockFund, ServiceCharge, DebitAdjustment, "
     "Reversal of a LoadFund",
 )
-CARD_STOLEN = _d("800.100.159", "declined: the card is reported stolen", "transaction/*")
-CARD_LOST = _d("800.100.165", "declined: the card is reported lost", "transaction/*")
-CARD_NOT_ACTIVE = _d(
-    "800.100.168",
-    "declined: the card is not ACTIVE (inactive, suspended, cancelled or replaced)",
-    "transaction/*",
-)
+# Declines the acquirer answers too (for ISO 8583 41, 43, 62, 78, 61, 65): declared in core.
+CARD_STOLEN = core_results.DECLINED_CARD_STOLEN
+CARD_LOST = core_results.DECLINED_CARD_LOST
+CARD_NOT_ACTIVE = core_results.DECLINED_CARD_NOT_ACTIVE
 CARD_EXPIRED = _d(
     "800.100.157", "declined: the card is expired or the expiry date is wrong", "transaction/*"
 )
-ACCOUNT_NOT_ACTIVE = _d(
-    "800.100.172", "declined: the card's account is not ACTIVE", "transaction/*"
-)
-LIMIT_EXCEEDED = _d(
-    "800.100.162",
-    "declined: a limit of the card is exceeded (per transaction, daily or monthly amount)",
-    "transaction/Purchase, Withdraw",
-)
-COUNT_LIMIT_EXCEEDED = _d(
-    "800.100.163",
-    "declined: the card's daily or monthly number of transactions is reached",
-    "transaction/Purchase, Withdraw",
-)
+ACCOUNT_NOT_ACTIVE = core_results.DECLINED_ACCOUNT_NOT_ACTIVE
+LIMIT_EXCEEDED = core_results.DECLINED_LIMIT_EXCEEDED
+COUNT_LIMIT_EXCEEDED = core_results.DECLINED_COUNT_LIMIT_EXCEEDED
 WRONG_PIN = _d("800.100.166", "the PIN does not match", "card/PINVerify, PINChange")
 PIN_BLOCKED = _d(
     "800.100.161",

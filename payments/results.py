@@ -72,6 +72,11 @@ DECLINED_INVALID_CVV = _d("800.100.153", "transaction declined (invalid CVV)", I
 DECLINED_INSUFFICIENT_FUNDS = _d(
     "800.100.203", "transaction declined (insufficient funds)", INITIAL
 )
+DECLINED_BY_ISSUER = _d(
+    "800.100.152",
+    "transaction declined by the card's issuer (do not honour)",
+    f"{INITIAL}, CP, RV, RF, PR",
+)
 
 # --- merchant and terminal state ----------------------------------------------------------------
 MERCHANT_CANNOT_TRANSACT = _d(

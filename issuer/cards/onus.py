@@ -1,7 +1,7 @@
 """The acquirer's side of the closed loop (issue 15): what the platform's own acquirer asks the
-issuer for a payment on one of its cards. payments.connectors.onus calls these inside the
-acquirer's finalize transaction, so the issuer's ledger and the acquirer's totals commit
-together, or neither does.
+issuer for a payment on one of its cards. The acquirer reaches these only through its port
+(issuer/acquiring.py implements payments.connectors.onus_port), inside the acquirer's finalize
+transaction, so the issuer's ledger and the acquirer's totals commit together, or neither does.
 
 Every call is a Transaction-group service (issuer.cards.money) on behalf of the requestor
 `ACQUIRER`, with the payment's id as its requestorReference: asked twice (a replay, the
@@ -197,29 +197,45 @@ class Challenge:
     sent_to: str = ""
 
 
-def challenge_start(
+def _card(number: str) -> Card:
+    card = card_of_number(number)
+    if card is None:
+        raise ApplicationError(results.CARD_NOT_FOUND, "not one of the issuer's cards")
+    return card
+
+
+def oob_start(
     *, number: str, transaction_id: str, amount: Decimal, currency: str, merchant_name: str
 ) -> Challenge:
-    """Start the issuer's authentication of the card's holder for a 3-D Secure challenge."""
+    """Start the out-of-band authentication of the card's holder for a 3-D Secure challenge:
+    the request its app shows (StartOOBAuthen on behalf of the ACS)."""
     from django.conf import settings
     from django.urls import reverse
 
     from .. import services as authentication
+
+    card = _card(number)
+    auth, link_token = authentication.oob_start(
+        client_id=ACS,
+        card_reference=card.masked,  # what the cardholder's page shows: its masked number
+        transaction_id=transaction_id,
+        amount=amount,
+        currency=currency,
+        merchant_name=merchant_name[:100],
+    )
+    path = reverse("issuer-oob-cardholder", args=[auth.pk, link_token])
+    return Challenge(auth.pk, settings.ISSUER_BASE_URL.rstrip("/") + path)
+
+
+def otp_send(*, number: str, transaction_id: str) -> Challenge:
+    """Send the card's holder a one-time password for a 3-D Secure challenge, by SMS or e-mail
+    (the card's channel; SendOTP on behalf of the ACS)."""
+    from django.conf import settings
+
+    from .. import services as authentication
     from ..operations.authentication import masked_contact
 
-    card = card_of_number(number)
-    assert card is not None
-    if card.secure_channel == "APP":
-        auth, link_token = authentication.oob_start(
-            client_id=ACS,
-            card_reference=card.masked,  # what the cardholder's page shows: its masked number
-            transaction_id=transaction_id,
-            amount=amount,
-            currency=currency,
-            merchant_name=merchant_name[:100],
-        )
-        path = reverse("issuer-oob-cardholder", args=[auth.pk, link_token])
-        return Challenge(auth.pk, settings.ISSUER_BASE_URL.rstrip("/") + path)
+    card = _card(number)
     channel = "SMS" if card.secure_channel == "SMS" else "EMAIL"
     contact = card.customer.mobile if channel == "SMS" else card.customer.email
     otp, code = authentication.otp_send(

@@ -58,9 +58,7 @@ def card_of_number(*, client_id: str, number: str) -> Card:
     never stored in clear nor logged). Another requestor's card, like an unknown number, is
     CARD_NOT_FOUND: nobody learns which numbers the issuer holds for someone else."""
     card = (
-        cards_of(client_id=client_id)
-        .filter(pan_fingerprint=core_cards.fingerprint(number))
-        .first()
+        cards_of(client_id=client_id).filter(pan_fingerprint=core_cards.fingerprint(number)).first()
     )
     if card is None:
         raise NotFound(results.CARD_NOT_FOUND)

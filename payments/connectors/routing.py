@@ -1,8 +1,10 @@
 """Which connector a payment goes to: the on-us connector for a card of the platform's own
 issuer (found by its fingerprint, the original's for a referenced payment), the simulator for
-every other card. One interface (base.Connector) either way."""
+every other card, and for every card when no issuer is plugged in (onus_port). One interface
+(base.Connector) either way."""
 
 from ..models import Payment
+from . import onus_port
 from .base import Connector
 from .onus import OnUsConnector
 from .simulator import get_connector
@@ -16,8 +18,9 @@ def fingerprint_of(payment: Payment) -> str:
 
 
 def connector_for(payment: Payment) -> Connector:
-    from issuer.cards import onus
-
-    if onus.is_on_us(fingerprint_of(payment)):
-        return OnUsConnector()
+    issuer = onus_port.registered()
+    if issuer is not None:
+        fingerprint = fingerprint_of(payment)
+        if fingerprint and issuer.owns(fingerprint):
+            return OnUsConnector(issuer)
     return get_connector()

@@ -18,7 +18,6 @@ for insufficient funds, whatever its card: the decline a RESUBMISSION follows.
 receives, one line each, so a test can count them across processes.
 """
 
-import hashlib
 import threading
 import time
 from collections.abc import Iterator
@@ -31,14 +30,16 @@ from django.db import connection
 
 from core.results import TRANSACTION_SUCCEEDED, Result
 
-from .. import results
 from .base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
+from .ids import answer_ids, auth_code
+from .responses import result_for
 
-# card number -> (result, AcquirerResponse, macResponse, cvvResponse override)
+# card number -> (AcquirerResponse: the ISO 8583 response code, macResponse, cvvResponse
+# override); the result code is the response code's (responses.py).
 DECLINES = {
-    "4000000000000002": (results.DECLINED_INVALID_CARD, "14", "03", ""),
-    "4000000000009995": (results.DECLINED_INSUFFICIENT_FUNDS, "51", "02", ""),
-    "4000000000000127": (results.DECLINED_INVALID_CVV, "N7", "", "N"),
+    "4000000000000002": ("14", "03", ""),
+    "4000000000009995": ("51", "02", ""),
+    "4000000000000127": ("N7", "", "N"),
 }
 NO_FUNDS_CARD = "4000000000009995"
 # A merchant-initiated payment (MIT) of this amount is declined for insufficient funds (51).
@@ -51,7 +52,6 @@ SILENT_CARD = "4000000000000176"
 # billing.postcode -> avsResponse; any other postcode with a street is a full match (F).
 AVS_BY_POSTCODE = {"00000": "N", "99999": "A", "11111": "Z"}
 CLEARING_INSTITUTE = "Simulator"  # resultDetails.clearingInstituteName of its answers
-AUTH_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789"
 ADVISORY_LOCK_KEY = 0x510C  # the PostgreSQL advisory lock a cross-process test holds
 
 
@@ -149,26 +149,6 @@ def held() -> Iterator[HeldGate]:
 # --- the network ------------------------------------------------------------------------------
 
 
-def _digits(seed: bytes, count: int) -> str:
-    number = int.from_bytes(hashlib.sha256(seed).digest(), "big")
-    return f"{number % 10**count:0{count}d}"
-
-
-def _ids(reference: str, kind: str) -> dict[str, str]:
-    seed = f"{kind}:{reference}".encode()
-    return {
-        "stan": _digits(seed + b"stan", 6),
-        "retrieval_ref_no": _digits(seed + b"rrn", 12),
-        "acquirer_ref_no": _digits(seed + b"arn", 23),
-        "network_reference": "SIM" + _digits(seed + b"request", 15),
-    }
-
-
-def _auth_code(reference: str) -> str:
-    digest = hashlib.sha256(f"auth:{reference}".encode()).digest()
-    return "".join(AUTH_CODE_ALPHABET[byte % len(AUTH_CODE_ALPHABET)] for byte in digest[:6])
-
-
 def _log(kind: str, reference: str) -> None:
     path = getattr(settings, "PAYMENTS_SIMULATOR_LOG", "")
     if path:
@@ -217,12 +197,12 @@ class SimulatorConnector:
             raise ConnectorUnavailable(f"no answer from the network in {self.timeout:g} s")
 
     def _authorization(self, request: AuthRequest) -> NetworkAnswer:
-        ids = _ids(request.reference, "auth")
+        ids = answer_ids(request.reference, "auth")
         avs = self._avs(request)
         cvv = "M" if request.cvv else "P"
         if request.pan == TIMEOUT_CARD:
             return self._answer(
-                results.TIMEOUT_UNCERTAIN,
+                result_for("91"),
                 acquirer_response="91",
                 avs_response="U",
                 cvv_response="U",
@@ -236,9 +216,9 @@ class SimulatorConnector:
         ):
             declined = DECLINES[NO_FUNDS_CARD]  # so a RESUBMISSION can be tried
         if declined:
-            result, acquirer, mac, cvv_override = declined
+            acquirer, mac, cvv_override = declined
             return self._answer(
-                result,
+                result_for(acquirer),
                 acquirer_response=acquirer,
                 mac_response=mac,
                 avs_response=avs,
@@ -247,7 +227,7 @@ class SimulatorConnector:
             )
         return self._answer(
             TRANSACTION_SUCCEEDED,
-            auth_code=_auth_code(request.reference),
+            auth_code=auth_code(request.reference),
             acquirer_response="00",
             avs_response=avs,
             cvv_response=cvv,
@@ -255,7 +235,7 @@ class SimulatorConnector:
         )
 
     def _follow_up(self, request: ReferenceRequest) -> NetworkAnswer:
-        ids = _ids(request.reference, "follow-up")
+        ids = answer_ids(request.reference, "follow-up")
         return self._answer(
             TRANSACTION_SUCCEEDED,
             auth_code=request.original_auth_code,

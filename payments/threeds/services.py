@@ -23,9 +23,9 @@ from django.utils import timezone
 
 from core import cards, vault
 from core.errors import Forbidden
-from issuer.cards import onus
 
 from .. import results as payment_results
+from ..connectors import onus_port
 from ..connectors.base import Connector, NetworkAnswer
 from ..models import PAYMENT_STATE, Payment, PaymentState, ThreeDSAuthentication, ThreeDSState
 from ..registrations.instructions import standing_of
@@ -58,10 +58,12 @@ def threeds_start(
     money = request.amount
     amount: Decimal = money.amount if money else (payment.amount or Decimal("0.00"))
     currency = money.currency if money else payment.currency
-    method = onus.challenge_method(card.number)
+    issuer = onus_port.registered()
+    method = issuer.method(card.number) if issuer is not None else None
     if method is not None:
         # The platform's own card: its issuer authenticates the cardholder through the channel
-        # the cardholder registered (SecureRegist), frictionless when there is none.
+        # the cardholder registered (SecureRegist), frictionless when there is none (the local
+        # access control of onus_port, beside the simulated ACS).
         flow = acs.CHALLENGE if method else acs.FRICTIONLESS
         decision = acs.Decision(flow, "Y", False, "2.2.0")
     else:
@@ -114,17 +116,31 @@ def threeds_show_challenge(*, auth_id: str) -> ThreeDSAuthentication:
     return auth
 
 
+def _access_control() -> onus_port.LocalAccessControl:
+    """The platform's own issuer's access control, for an authentication it took on (an
+    issuer_method is only recorded while one is plugged in)."""
+    issuer = onus_port.registered()
+    if issuer is None:
+        raise RuntimeError("an on-us authentication, but no issuer is plugged in (onus_port)")
+    return issuer
+
+
 def _issuer_challenge_start(auth: ThreeDSAuthentication) -> None:
     """An on-us card's challenge: the issuer sends its OOB request or one-time password now
     (no network: the issuer is this platform, in this transaction)."""
     payment = auth.payment
-    challenge = onus.challenge_start(
-        number=cards.decrypt_pan(payment.pan_ciphertext),
-        transaction_id=auth.pk,
-        amount=auth.amount,
-        currency=auth.currency,
-        merchant_name=payment.merchant.business or payment.merchant.name,
-    )
+    access = _access_control()
+    number = cards.decrypt_pan(payment.pan_ciphertext)
+    if auth.issuer_method == onus_port.OOB:
+        challenge = access.oob_start(
+            number=number,
+            transaction_id=auth.pk,
+            amount=auth.amount,
+            currency=auth.currency,
+            merchant_name=payment.merchant.business or payment.merchant.name,
+        )
+    else:
+        challenge = access.otp_send(number=number, transaction_id=auth.pk)
     auth.issuer_reference = challenge.reference
     secret = challenge.secret
     auth.issuer_secret = vault.encrypt(secret, purpose=ISSUER_SECRET) if secret else ""
@@ -145,7 +161,7 @@ def simulator_code(auth: ThreeDSAuthentication) -> str:
     out-of-band approval."""
     if not auth.issuer_method:
         return acs.OTP
-    return issuer_secret(auth) if auth.issuer_method == onus.OTP else ""
+    return issuer_secret(auth) if auth.issuer_method == onus_port.OTP else ""
 
 
 @dataclass(frozen=True)
@@ -175,13 +191,13 @@ def threeds_answer_challenge(
         THREEDS_LIFECYCLE.check(auth.state, ThreeDSState.CANCELLED)  # 409 once it has ended
         if cancel:
             claimed = _conclude(auth, ThreeDSState.CANCELLED)
-        elif auth.issuer_method == onus.OOB:
-            outcome = onus.oob_outcome(auth.issuer_reference)
+        elif auth.issuer_method == onus_port.OOB:
+            outcome = _access_control().oob_outcome(auth.issuer_reference)
             if not outcome:
                 return ChallengeOutcome(auth, waiting=True)
             claimed = _conclude(auth, outcome)
-        elif auth.issuer_method == onus.OTP:
-            check = onus.otp_check(auth.issuer_reference, otp.strip())
+        elif auth.issuer_method == onus_port.OTP:
+            check = _access_control().otp_verify(auth.issuer_reference, otp.strip())
             if check.verified:
                 claimed = _conclude(auth, "Y")
             elif check.expired and _past_lifetime(auth):

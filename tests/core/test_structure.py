@@ -108,6 +108,35 @@ def test_reconciliation_reaches_payments_through_its_selectors_and_locks():
     assert reached == set()
 
 
+def imports_of(app: str) -> list[tuple[str, str]]:
+    """(module path, imported dotted name) for every absolute import under `app`, migrations
+    and imports inside functions included: `from a.b import c` names `a.b.c`."""
+    found = []
+    for path in sorted((ROOT / app).rglob("*.py")):
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found += [(where, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found += [(where, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def test_no_module_under_payments_imports_issuer():
+    """The seam between acquirer and issuer (issue 24): the acquirer sees the platform's own
+    issuer only through its port (payments/connectors/onus_port.py), which the issuer
+    implements and registers; the acquirer runs without it (tests/payments/
+    test_acquirer_alone.py)."""
+    found = imports_of("payments")
+    offenders = [f"{where}: {name}" for where, name in found if name.split(".")[0] == "issuer"]
+    assert offenders == []
+
+
+def test_the_issuer_reaches_payments_only_through_its_port():
+    reached = {name for _, name in imports_of("issuer") if name.split(".")[0] == "payments"}
+    assert reached <= {"payments.connectors.onus_port"}
+
+
 # A model method or manager call that writes (dictionaries' own .update() calls are not).
 WRITES = re.compile(
     r"(?<!kwargs)(?<!data)\.(save|update|create|delete|bulk_create|bulk_update)\(|select_for_update"
@@ -192,8 +221,9 @@ LOCK_MODULES = ("lock_objects.py",)
 def test_row_locks_are_taken_in_lock_modules_only():
     """`select_for_update` is called in an app's lock module only (payments/services/,
     payments/registrations/, payments/checkouts/, merchants/, terminals/, tokenization/,
-    reconciliation/, issuer/, issuer/cards/, issuer/ledger/ and core/ each have a lock_objects.py): the locks a use case takes, and
-    their order, are read in one place. Core's outbox and vault lock through core's."""
+    reconciliation/, issuer/, issuer/cards/, issuer/ledger/ and core/ each have a
+    lock_objects.py): the locks a use case takes, and their order, are read in one place.
+    Core's outbox and vault lock through core's."""
     found = []
     for app in APPS:
         for path in (ROOT / app).rglob("*.py"):

@@ -1,0 +1,30 @@
+"""The identifiers a network gives an answer (STAN, RRN, ARN, its request id, the approval
+code), derived from the platform's reference of the request: asked again later (`inquire`, a
+replay), a connector gives the same ones. The simulator and the on-us connector both use them."""
+
+import hashlib
+
+AUTH_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789"
+
+
+def _digits(seed: bytes, count: int) -> str:
+    number = int.from_bytes(hashlib.sha256(seed).digest(), "big")
+    return f"{number % 10**count:0{count}d}"
+
+
+def answer_ids(reference: str, kind: str) -> dict[str, str]:
+    """stan, retrieval_ref_no, acquirer_ref_no and network_reference (NetworkAnswer's names) of
+    the request `reference` of this `kind` ("auth" or "follow-up")."""
+    seed = f"{kind}:{reference}".encode()
+    return {
+        "stan": _digits(seed + b"stan", 6),
+        "retrieval_ref_no": _digits(seed + b"rrn", 12),
+        "acquirer_ref_no": _digits(seed + b"arn", 23),
+        "network_reference": "SIM" + _digits(seed + b"request", 15),
+    }
+
+
+def auth_code(reference: str) -> str:
+    """The six-character approval code of the authorization `reference`."""
+    digest = hashlib.sha256(f"auth:{reference}".encode()).digest()
+    return "".join(AUTH_CODE_ALPHABET[byte % len(AUTH_CODE_ALPHABET)] for byte in digest[:6])
