@@ -27,10 +27,9 @@ LAYERS = {
     "merchants": {"core"},
     "terminals": {"core", "merchants"},
     "tokenization": {"core", "merchants"},
-    # payments -> issuer: the on-us connector and 3-D Secure, until the acquirer sees the issuer
-    # through its connector's port only (issue 24, section 3)
-    "payments": {"core", "merchants", "terminals", "tokenization", "issuer"},
-    "issuer": {"core", "merchants", "tokenization"},
+    "payments": {"core", "merchants", "terminals", "tokenization"},
+    # issuer -> payments: its on-us port only (test_the_issuer_reaches_payments_only_through_its_port)
+    "issuer": {"core", "merchants", "tokenization", "payments"},
     "reconciliation": {"core", "merchants", "terminals", "payments"},
     "demo": {
         "core",
