@@ -28,7 +28,7 @@ LAYERS = {
     "terminals": {"core", "merchants"},
     "tokenization": {"core", "merchants"},
     "payments": {"core", "merchants", "terminals", "tokenization"},
-    # issuer -> payments: its on-us port only (test_the_issuer_reaches_payments_only_through_its_port)
+    # issuer -> payments: its on-us port only (test_the_issuer_reaches_payments_only_through_...)
     "issuer": {"core", "merchants", "tokenization", "payments"},
     "reconciliation": {"core", "merchants", "terminals", "payments"},
     "demo": {
