@@ -834,6 +834,9 @@ def prepare(args: argparse.Namespace) -> Context:
         "conn_max_age": db.get("CONN_MAX_AGE"),
         "conn_health_checks": db.get("CONN_HEALTH_CHECKS"),
     }
+    reference_db = seed.get("reference_database")
+    if reference_db and any(reference_db[k] != seed["project_database"][k] for k in reference_db):
+        print(f"warning: the databases differ: {seed['project_database']} vs {reference_db}")
     connections.close_all()  # gunicorn and the load open their own
     return ctx
 

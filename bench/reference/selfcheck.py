@@ -126,7 +126,8 @@ def run_checks(private: dict[str, Any], client_id: str) -> dict[str, Any]:
     checks["a used jti is refused"] = (
         replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
     )
-    other = client_keys(2048)["keys"][0]
+    stranger = jwk.JWK.generate(kty="EC", crv="P-256")
+    other = {**stranger.export_private(as_dict=True), "kid": ec["kid"]}  # the client's kid
     forged = {**body, "client_assertion": assertion(other, client_id=client_id, audience=audience)}
     refused = client.post("/oauth2/token", urlencode(forged), content_type=form)
     checks["an assertion signed by another key is refused"] = refused.status_code == 401
