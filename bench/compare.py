@@ -149,8 +149,16 @@ class Running:
     database_url: str
 
 
-def start_server(name: str, *, port: int, database_url: str, workers: int, env: dict[str, str],
-                 app: str, log: Path) -> Running:  # fmt: skip
+def start_server(
+    name: str,
+    *,
+    port: int,
+    database_url: str,
+    workers: int,
+    env: dict[str, str],
+    app: str,
+    log: Path,
+) -> Running:
     if not port_free(port):
         raise RuntimeError(f"port {port} is in use: pass another --port")
     process = _server.start_gunicorn(
@@ -368,8 +376,9 @@ def run_round(side: Side, *, warmup: float, duration: float) -> dict[str, Any]:
 # --- request material (made before each round; the same code for both sides) -------------------
 
 
-def form_token_bodies(ec_key: Any, kid: str, *, client_id: str, audience: str, scope: str,
-                      count: int) -> list[str]:  # fmt: skip
+def form_token_bodies(
+    ec_key: Any, kid: str, *, client_id: str, audience: str, scope: str, count: int
+) -> list[str]:
     """Client-credentials bodies, each with a fresh ES256 client assertion (PyJWT)."""
     import jwt
 
@@ -393,7 +402,7 @@ def form_token_bodies(ec_key: Any, kid: str, *, client_id: str, audience: str, s
                     ec_key,
                     algorithm="ES256",
                     headers={"kid": kid, "typ": "JWT"},
-                ),  # fmt: skip
+                ),
             }
         )
         for _ in range(count)
@@ -498,11 +507,15 @@ def _payment_base(seed: dict[str, Any], card: dict[str, str]) -> str:
     creds = seed["merchant"]
     return urlencode(
         {
-            "entityId": creds["entity_id"], "entityType": creds["entity_type"],
-            "merchant.id": creds["merchant_id"], "amount": payments_bench.AMOUNT,
-            "currency": "EUR", "paymentType": "DB", **card,
+            "entityId": creds["entity_id"],
+            "entityType": creds["entity_type"],
+            "merchant.id": creds["merchant_id"],
+            "amount": payments_bench.AMOUNT,
+            "currency": "EUR",
+            "paymentType": "DB",
+            **card,
         }
-    )  # fmt: skip
+    )
 
 
 def _form_headers(token: str = "") -> dict[str, str]:
@@ -526,9 +539,13 @@ def access_token(ctx: Context, server: Running, scope: str) -> str:
     """An access token from the server's token endpoint (the same flow for both sides)."""
     ec, kid, _rsa = ctx.client_keys()
     body = form_token_bodies(
-        ec, kid, client_id=issuer_bench.CLIENT_ID, scope=scope, count=1,
+        ec,
+        kid,
+        client_id=issuer_bench.CLIENT_ID,
+        scope=scope,
+        count=1,
         audience=f"http://127.0.0.1:{server.port}/oauth2/token",
-    )[0]  # fmt: skip
+    )[0]
     status, data = _post_form(server.port, "/oauth2/token", body)
     if status != 200:
         raise RuntimeError(f"{server.name}: token endpoint answered {status}: {data[:300]!r}")
@@ -573,18 +590,46 @@ def make_sides(ctx: Context, pair: str) -> list[Side]:
         if pair == "payment":
             assert reference is not None
             return [
-                Side("project DB payment", project, "/pay/v3/payments", headers,
-                     payment_bodies(simulator, n), check_payment, ps.get("payment")),
-                Side("reference INSERT", reference, "/pay", headers,
-                     payment_bodies(simulator, n), check_payment, rs.get("payment")),
-            ]  # fmt: skip
+                Side(
+                    "project DB payment",
+                    project,
+                    "/pay/v3/payments",
+                    headers,
+                    payment_bodies(simulator, n),
+                    check_payment,
+                    ps.get("payment"),
+                ),
+                Side(
+                    "reference INSERT",
+                    reference,
+                    "/pay",
+                    headers,
+                    payment_bodies(simulator, n),
+                    check_payment,
+                    rs.get("payment"),
+                ),
+            ]
         onus = [_payment_base(seed, card) for card in seed["onus_cards"]]
         return [
-            Side("on-us DB", project, "/pay/v3/payments", headers, onus_bodies(onus, n),
-                 check_payment, ps.get("onus")),
-            Side("simulator DB", project, "/pay/v3/payments", headers,
-                 payment_bodies(simulator, n), check_payment, ps.get("payment")),
-        ]  # fmt: skip
+            Side(
+                "on-us DB",
+                project,
+                "/pay/v3/payments",
+                headers,
+                onus_bodies(onus, n),
+                check_payment,
+                ps.get("onus"),
+            ),
+            Side(
+                "simulator DB",
+                project,
+                "/pay/v3/payments",
+                headers,
+                payment_bodies(simulator, n),
+                check_payment,
+                ps.get("payment"),
+            ),
+        ]
     ec, kid, rsa = ctx.client_keys()
     if pair == "token":
         assert reference is not None
@@ -595,11 +640,24 @@ def make_sides(ctx: Context, pair: str) -> list[Side]:
             ("reference PyJWT", reference, rs.get("token")),
         ):
             bodies = form_token_bodies(
-                ec, kid, client_id=issuer_bench.CLIENT_ID, scope="TRANSACTION", count=count,
+                ec,
+                kid,
+                client_id=issuer_bench.CLIENT_ID,
+                scope="TRANSACTION",
+                count=count,
                 audience=f"http://127.0.0.1:{server.port}/oauth2/token",
-            )  # fmt: skip
-            sides.append(Side(label, server, "/oauth2/token", _form_headers(),
-                              split(bodies, n), check_token, statements))  # fmt: skip
+            )
+            sides.append(
+                Side(
+                    label,
+                    server,
+                    "/oauth2/token",
+                    _form_headers(),
+                    split(bodies, n),
+                    check_token,
+                    statements,
+                )
+            )
         return sides
     if pair == "jwe":
         assert reference is not None
@@ -607,15 +665,31 @@ def make_sides(ctx: Context, pair: str) -> list[Side]:
         group = "authentication" if a.jwe_operation == "OOBResultInquiry" else "transaction"
         sides = []
         for label, server, path, (key_id, key), statements in (
-            (f"project {a.jwe_operation}", project, f"/issuer/v1/{group}/{a.jwe_operation}",
-             issuer_encryption_key(seed), ps.get("jwe")),
+            (
+                f"project {a.jwe_operation}",
+                project,
+                f"/issuer/v1/{group}/{a.jwe_operation}",
+                issuer_encryption_key(seed),
+                ps.get("jwe"),
+            ),
             ("reference jwcrypto", reference, "/jwe", reference_encryption_key(), rs.get("jwe")),
-        ):  # fmt: skip
+        ):
             pool = [jwe.encrypt(jwe_payload(ctx, i), key, key_id) for i in range(REQUEST_POOL)]
-            headers = {"Content-Type": "application/jose",
-                       "Authorization": f"Bearer {access_token(ctx, server, scope)}"}  # fmt: skip
-            sides.append(Side(label, server, path, headers, cycling(pool, n),
-                              check_jwe(rsa, expected, a.verify_every), statements))  # fmt: skip
+            headers = {
+                "Content-Type": "application/jose",
+                "Authorization": f"Bearer {access_token(ctx, server, scope)}",
+            }
+            sides.append(
+                Side(
+                    label,
+                    server,
+                    path,
+                    headers,
+                    cycling(pool, n),
+                    check_jwe(rsa, expected, a.verify_every),
+                    statements,
+                )
+            )
         return sides
     if pair == "purchase":
         key_id, key = issuer_encryption_key(seed)
@@ -632,16 +706,22 @@ def make_sides(ctx: Context, pair: str) -> list[Side]:
                 },
                 key,
                 key_id,
-            )  # fmt: skip
+            )
             for i in range(ctx.material_count(a.purchase_rate_cap))
         ]
         bearer = access_token(ctx, project, "TRANSACTION")
         headers = {"Content-Type": "application/jose", "Authorization": f"Bearer {bearer}"}
         return [
-            Side("project Purchase", project, "/issuer/v1/transaction/Purchase", headers,
-                 split(pool, n), check_jwe(rsa, issuer_bench.PURCHASE_SUCCESS, a.verify_every),
-                 ps.get("purchase")),
-        ]  # fmt: skip
+            Side(
+                "project Purchase",
+                project,
+                "/issuer/v1/transaction/Purchase",
+                headers,
+                split(pool, n),
+                check_jwe(rsa, issuer_bench.PURCHASE_SUCCESS, a.verify_every),
+                ps.get("purchase"),
+            ),
+        ]
     raise ValueError(f"unknown pair {pair!r}")
 
 
@@ -702,9 +782,13 @@ def project_statements(ctx: Context, pairs: list[str]) -> dict[str, Any]:
 
         def call() -> tuple[int, bytes]:
             body = form_token_bodies(
-                ec, kid, client_id=issuer_bench.CLIENT_ID, scope=scope, count=1,
+                ec,
+                kid,
+                client_id=issuer_bench.CLIENT_ID,
+                scope=scope,
+                count=1,
                 audience=settings.ISSUER_BASE_URL.rstrip("/") + "/oauth2/token",
-            )[0]  # fmt: skip
+            )[0]
             response = client.post("/oauth2/token", body, content_type=form)
             return response.status_code, response.content
 
@@ -728,9 +812,11 @@ def project_statements(ctx: Context, pairs: list[str]) -> dict[str, Any]:
 
         def call() -> tuple[int, bytes]:
             response = client.post(
-                path, jwe.encrypt(payload(), key, key_id), content_type="application/jose",
+                path,
+                jwe.encrypt(payload(), key, key_id),
+                content_type="application/jose",
                 HTTP_AUTHORIZATION=f"Bearer {bearer}",
-            )  # fmt: skip
+            )
             return response.status_code, response.content
 
         return call
@@ -746,13 +832,20 @@ def project_statements(ctx: Context, pairs: list[str]) -> dict[str, Any]:
     if "purchase" in pairs:
         check = check_jwe(rsa, issuer_bench.PURCHASE_SUCCESS, 1)
         counted["purchase"] = count_statements(
-            api("/issuer/v1/transaction/Purchase", "TRANSACTION", lambda: {
-                "cardReference": seed["cards"][0], "requestorReference": uuid.uuid4().hex,
-                "amount": "1.00", "currency": "EUR", "channel": "ECOMMERCE",
-                "merchantName": "Bench Shop",
-            }),
+            api(
+                "/issuer/v1/transaction/Purchase",
+                "TRANSACTION",
+                lambda: {
+                    "cardReference": seed["cards"][0],
+                    "requestorReference": uuid.uuid4().hex,
+                    "amount": "1.00",
+                    "currency": "EUR",
+                    "channel": "ECOMMERCE",
+                    "merchantName": "Bench Shop",
+                },
+            ),
             lambda s, b: check(s, "application/jose", b, 0) is None,
-        )  # fmt: skip
+        )
     return counted
 
 
@@ -781,12 +874,26 @@ def reference_selfcheck(database_url: str) -> dict[str, Any]:
     """bench/reference/selfcheck.py against the reference's database: migrates it, checks the
     views and counts their statements."""
     done = subprocess.run(
-        [sys.executable, "-m", "bench.reference.selfcheck", "--database-url", database_url,
-         "--keys", str(REFERENCE_KEYS_FILE), "--client-keys", str(issuer_bench.REQUESTOR_FILE),
-         "--client-id", issuer_bench.CLIENT_ID],
-        cwd=_server.ROOT, capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            "-m",
+            "bench.reference.selfcheck",
+            "--database-url",
+            database_url,
+            "--keys",
+            str(REFERENCE_KEYS_FILE),
+            "--client-keys",
+            str(issuer_bench.REQUESTOR_FILE),
+            "--client-id",
+            issuer_bench.CLIENT_ID,
+        ],
+        cwd=_server.ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
         env={**os.environ, "LOG_LEVEL": "ERROR"},
-    )  # fmt: skip
+    )
     try:
         outcome: dict[str, Any] = json.loads(done.stdout)
     except ValueError:
@@ -818,8 +925,27 @@ def prepare(args: argparse.Namespace) -> Context:
             name: {"statements": n, "entries": n} for name, n in check["statements"].items()
         }
         seed["reference_database"] = check["database"]
-    print("counting statements per request (in-process) ...")
+    print(
+        "statements per request, counted in-process (gunicorn adds CONN_HEALTH_CHECKS' SELECT 1 "
+        "per request on both sides):"
+    )
     ctx.project_statements = project_statements(ctx, pairs)
+    for side, counts in (
+        ("platform", ctx.project_statements),
+        ("reference", ctx.reference_statements),
+    ):
+        print(
+            f"  {side}: "
+            + ", ".join(
+                f"{name} {c['statements']}"
+                + (
+                    f" (+{c['entries'] - c['statements']} BEGIN/COMMIT)"
+                    if c["entries"] > c["statements"]
+                    else ""
+                )
+                for name, c in counts.items()
+            )
+        )
     failed = [name for name, c in ctx.project_statements.items() if not c["ok"]]
     if failed:
         raise RuntimeError(
@@ -851,28 +977,40 @@ def run(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
     started = time.time()
     try:
         ctx.project = start_server(
-            "platform", port=args.port, database_url=args.database_url, workers=args.workers,
-            app="config.wsgi", log=_server.RESULTS_DIR / f"gunicorn-compare-{stamp}.log",
-            env={"ISSUER_KEYS_DIR": str(issuer_bench.KEYS_DIR),
-                 "ISSUER_BASE_URL": f"http://127.0.0.1:{args.port}"},
-        )  # fmt: skip
+            "platform",
+            port=args.port,
+            database_url=args.database_url,
+            workers=args.workers,
+            app="config.wsgi",
+            log=_server.RESULTS_DIR / f"gunicorn-compare-{stamp}.log",
+            env={
+                "ISSUER_KEYS_DIR": str(issuer_bench.KEYS_DIR),
+                "ISSUER_BASE_URL": f"http://127.0.0.1:{args.port}",
+            },
+        )
         if any(p in args.pairs for p in ("payment", "token", "jwe")):
             ref_port = args.port + 1
             ctx.reference = start_server(
-                "reference", port=ref_port, database_url=args.reference_database_url,
-                workers=args.workers, app="bench.reference.wsgi",
+                "reference",
+                port=ref_port,
+                database_url=args.reference_database_url,
+                workers=args.workers,
+                app="bench.reference.wsgi",
                 log=_server.RESULTS_DIR / f"gunicorn-reference-{stamp}.log",
-                env={"DJANGO_SETTINGS_MODULE": "bench.reference.settings",
-                     "REFERENCE_KEYS_FILE": str(REFERENCE_KEYS_FILE),
-                     "REFERENCE_BASE_URL": f"http://127.0.0.1:{ref_port}"},
-            )  # fmt: skip
+                env={
+                    "DJANGO_SETTINGS_MODULE": "bench.reference.settings",
+                    "REFERENCE_KEYS_FILE": str(REFERENCE_KEYS_FILE),
+                    "REFERENCE_BASE_URL": f"http://127.0.0.1:{ref_port}",
+                },
+            )
         for pair in args.pairs:
             rounds[pair] = []
             for number in range(1, args.rounds + 1):
                 for position, side in enumerate(make_sides(ctx, pair)):
                     outcome = run_round(side, warmup=args.warmup, duration=args.duration)
-                    outcome.update(pair=pair, round=number, position="AB"[position],
-                                   statements=side.statements)  # fmt: skip
+                    outcome.update(
+                        pair=pair, round=number, position="AB"[position], statements=side.statements
+                    )
                     rounds[pair].append(outcome)
                     cpu = outcome["cpu_ms_per_request"]
                     print(
@@ -897,8 +1035,13 @@ def run(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
     return report(args, ctx, rounds, stamp, time.time() - started)
 
 
-def report(args: argparse.Namespace, ctx: Context, rounds: dict[str, list[dict[str, Any]]],
-           stamp: str, seconds: float) -> dict[str, Any]:  # fmt: skip
+def report(
+    args: argparse.Namespace,
+    ctx: Context,
+    rounds: dict[str, list[dict[str, Any]]],
+    stamp: str,
+    seconds: float,
+) -> dict[str, Any]:
     summaries: dict[str, Any] = {}
     for pair, done in rounds.items():
         a = [r for r in done if r["position"] == "A"]

@@ -54,8 +54,14 @@ def assertion(ec_private: dict[str, Any], *, client_id: str, audience: str) -> s
     import jwt
 
     now = int(time.time())
-    claims = {"iss": client_id, "sub": client_id, "aud": audience, "iat": now, "exp": now + 60,
-              "jti": uuid.uuid4().hex}  # fmt: skip
+    claims = {
+        "iss": client_id,
+        "sub": client_id,
+        "aud": audience,
+        "iat": now,
+        "exp": now + 60,
+        "jti": uuid.uuid4().hex,
+    }
     key = jwt.PyJWK(ec_private, algorithm="ES256").key
     return jwt.encode(claims, key, algorithm="ES256", headers={"kid": ec_private["kid"]})
 
@@ -81,8 +87,13 @@ def run_checks(private: dict[str, Any], client_id: str) -> dict[str, Any]:
 
     # payment
     mtid = uuid.uuid4().hex
-    fields = {"merchantTransactionId": mtid, "paymentType": "DB", "amount": "10.00",
-              "currency": "EUR", "card.number": "4200000000000000"}  # fmt: skip
+    fields = {
+        "merchantTransactionId": mtid,
+        "paymentType": "DB",
+        "amount": "10.00",
+        "currency": "EUR",
+        "card.number": "4200000000000000",
+    }
     with CaptureQueriesContext(connection) as captured:
         answer = client.post("/pay", urlencode(fields), content_type=form)
     statements["payment"] = len(captured.captured_queries)
@@ -92,8 +103,11 @@ def run_checks(private: dict[str, Any], client_id: str) -> dict[str, Any]:
         and Payment.objects.filter(merchant_transaction_id=mtid, amount="10.00").exists()
     )
     before = Payment.objects.count()
-    bad = client.post("/pay", urlencode({**fields, "merchantTransactionId": "x", "amount": "ten"}),
-                      content_type=form)  # fmt: skip
+    bad = client.post(
+        "/pay",
+        urlencode({**fields, "merchantTransactionId": "x", "amount": "ten"}),
+        content_type=form,
+    )
     checks["a bad amount is a 400 naming amount, nothing written"] = (
         bad.status_code == 400
         and [e["name"] for e in bad.json()["parameterErrors"]] == ["amount"]
@@ -106,9 +120,13 @@ def run_checks(private: dict[str, Any], client_id: str) -> dict[str, Any]:
 
     # token
     audience = f"{keys.base_url()}/oauth2/token"
-    body = {"grant_type": "client_credentials", "client_id": client_id, "scope": "TRANSACTION",
-            "client_assertion_type": ASSERTION_TYPE,
-            "client_assertion": assertion(ec, client_id=client_id, audience=audience)}  # fmt: skip
+    body = {
+        "grant_type": "client_credentials",
+        "client_id": client_id,
+        "scope": "TRANSACTION",
+        "client_assertion_type": ASSERTION_TYPE,
+        "client_assertion": assertion(ec, client_id=client_id, audience=audience),
+    }
     with CaptureQueriesContext(connection) as captured:
         answer = client.post("/oauth2/token", urlencode(body), content_type=form)
     statements["token"] = len(captured.captured_queries)
@@ -135,13 +153,15 @@ def run_checks(private: dict[str, Any], client_id: str) -> dict[str, Any]:
     # JWE
     server_public = jwk.JWK(**server.encryption.export_public(as_dict=True))
     header = {"alg": "RSA-OAEP-256", "enc": "A128GCM", "kid": server.encryption.thumbprint()}
-    request = jwe.JWE(json.dumps({"cardReference": "card_001"}).encode(),
-                      protected=json.dumps(header))  # fmt: skip
+    request = jwe.JWE(
+        json.dumps({"cardReference": "card_001"}).encode(), protected=json.dumps(header)
+    )
     request.add_recipient(server_public)
     compact = request.serialize(compact=True)
     with CaptureQueriesContext(connection) as captured:
-        answer = client.post("/jwe", compact, content_type="application/jose",
-                             HTTP_AUTHORIZATION=f"Bearer {access}")  # fmt: skip
+        answer = client.post(
+            "/jwe", compact, content_type="application/jose", HTTP_AUTHORIZATION=f"Bearer {access}"
+        )
     statements["jwe"] = len(captured.captured_queries)
     decrypted: dict[str, Any] = {}
     if answer.status_code == 200:
@@ -157,9 +177,11 @@ def run_checks(private: dict[str, Any], client_id: str) -> dict[str, Any]:
         client.post("/jwe", compact, content_type="application/jose").status_code == 401
     )
     checks["jwe with a body that is no JWE is a 400"] = (
-        client.post("/jwe", "abc", content_type="application/jose",
-                    HTTP_AUTHORIZATION=f"Bearer {access}").status_code == 400
-    )  # fmt: skip
+        client.post(
+            "/jwe", "abc", content_type="application/jose", HTTP_AUTHORIZATION=f"Bearer {access}"
+        ).status_code
+        == 400
+    )
     db = settings.DATABASES["default"]
     return {
         "ok": all(checks.values()),
@@ -190,9 +212,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.sqlite:
             private = client_keys(2048)
             key_file = Path(tmp) / "keys.json"
-            keys.write(key_file, {
-                **keys.make(public_of(private), client_id=args.client_id, rsa_bits=2048)
-            })  # fmt: skip
+            keys.write(
+                key_file, {**keys.make(public_of(private), client_id=args.client_id, rsa_bits=2048)}
+            )
             database_url = "sqlite://:memory:"
         else:
             private = json.loads(args.client_keys.read_text())

@@ -21,8 +21,12 @@ def test_the_reference_views_answer_correctly_and_count_their_statements():
     }
     done = subprocess.run(
         [sys.executable, "-m", "bench.reference.selfcheck", "--sqlite"],
-        cwd=ROOT, env={**env, "LOG_LEVEL": "ERROR"}, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        env={**env, "LOG_LEVEL": "ERROR"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     outcome = json.loads(done.stdout)
     assert outcome["ok"] is True
@@ -45,11 +49,21 @@ def test_the_reference_views_answer_correctly_and_count_their_statements():
 def test_compare_help_runs():
     done = subprocess.run(
         [sys.executable, "bench/compare.py", "--help"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
-    for word in ("--pairs", "--rounds", "--duration", "--workers", "--concurrency",
-                 "--reference-database-url", "payment, token, jwe, purchase, onus"):  # fmt: skip
+    for word in (
+        "--pairs",
+        "--rounds",
+        "--duration",
+        "--workers",
+        "--concurrency",
+        "--reference-database-url",
+        "payment, token, jwe, purchase, onus",
+    ):
         assert word in done.stdout
 
 
@@ -83,8 +97,11 @@ def test_the_ratio_math():
     assert compare.median([0.3, None, 0.5, 0.4]) == 0.4
     assert compare.median([None]) is None
 
-    a = [_round(300, p99=20, server=4.0), _round(280, p99=30, server=5.0),
-         _round(330, p99=25, server=4.5)]  # fmt: skip
+    a = [
+        _round(300, p99=20, server=4.0),
+        _round(280, p99=30, server=5.0),
+        _round(330, p99=25, server=4.5),
+    ]
     b = [_round(750, p99=9), _round(800, p99=10, errors=2), _round(600, p99=11)]
     summary = compare.pair_summary(a, b)
     # Round by round: each A against the B measured right after it.
@@ -127,17 +144,26 @@ def test_the_load_generators_material():
     key = jwk.JWK.generate(kty="EC", crv="P-256")
     private = jwt.PyJWK({**key.export_private(as_dict=True)}, algorithm="ES256").key
     bodies = compare.form_token_bodies(
-        private, "kid-1", client_id="c1", audience="http://127.0.0.1:1/oauth2/token",
-        scope="TRANSACTION", count=5,
-    )  # fmt: skip
+        private,
+        "kid-1",
+        client_id="c1",
+        audience="http://127.0.0.1:1/oauth2/token",
+        scope="TRANSACTION",
+        count=5,
+    )
     from urllib.parse import parse_qs
 
     jtis = set()
     for body in bodies:
         form = {k: v[0] for k, v in parse_qs(body).items()}
         assert form["grant_type"] == "client_credentials" and form["client_id"] == "c1"
-        claims = jwt.decode(form["client_assertion"], private.public_key(), algorithms=["ES256"],
-                            audience="http://127.0.0.1:1/oauth2/token", issuer="c1")  # fmt: skip
+        claims = jwt.decode(
+            form["client_assertion"],
+            private.public_key(),
+            algorithms=["ES256"],
+            audience="http://127.0.0.1:1/oauth2/token",
+            issuer="c1",
+        )
         assert jwt.get_unverified_header(form["client_assertion"])["kid"] == "kid-1"
         jtis.add(claims["jti"])
     assert len(jtis) == 5  # single use: a fresh jti each
