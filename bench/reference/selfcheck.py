@@ -1,7 +1,7 @@
 """Check the reference views in-process (Django's test Client) and count their SQL statements.
 
-    python -m bench.reference.selfcheck --database-url URL --keys FILE --client-keys FILE
-    python -m bench.reference.selfcheck --sqlite     # throwaway keys, an in-memory database
+    .venv/bin/python -m bench.reference.selfcheck --database-url URL --keys FILE --client-keys FILE
+    .venv/bin/python -m bench.reference.selfcheck --sqlite   # throwaway keys, in-memory SQLite
 
 Migrates the reference's database first. Prints one JSON object: each check's outcome, the
 statements each view runs (CaptureQueriesContext) and the database settings the views ran with;
