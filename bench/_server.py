@@ -105,8 +105,11 @@ def start_gunicorn(
     log_path: Path,
     access_log: bool = False,
     env: Mapping[str, str] | None = None,
+    app: str = "config.wsgi",
 ) -> subprocess.Popen[bytes]:
-    """gunicorn in its own session (Ctrl-C reaches only the caller, who stops it in order)."""
+    """gunicorn in its own session (Ctrl-C reaches only the caller, who stops it in order).
+    `app`: the WSGI module; bench/compare.py serves its reference project
+    (bench.reference.wsgi) with the same conf."""
     environment = {
         **os.environ,
         **SERVER_ENV,
@@ -121,7 +124,7 @@ def start_gunicorn(
     ]  # fmt: skip
     if not access_log:
         cmd += ["--access-logfile", "/dev/null"]  # the conf logs every request to stdout
-    cmd.append("config.wsgi")
+    cmd.append(app)
     log = open(log_path, "ab")  # noqa: SIM115 - the child keeps its own handle
     try:
         return subprocess.Popen(
