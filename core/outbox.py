@@ -146,6 +146,9 @@ def deliver(event_id: str, *, now: datetime | None = None) -> str:
             outcome = "retry"
             transaction.on_commit(lambda: _hand_over(event_id, attempts=attempts, eta=retry_at))
         message.save(update_fields=["status", "delivered_at", "next_attempt_at"])
+    logger.info(
+        "notification %s attempt %d: %s (HTTP %s)", event_id, message.attempts, outcome, status
+    )
     metrics.notification_attempted(outcome)
     return outcome
 
