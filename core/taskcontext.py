@@ -5,10 +5,12 @@
   and `task_prerun` makes it the ndc of the worker's log lines while the task runs; a task with
   none (beat's) gets a fresh one. A task run eagerly (no broker) keeps its caller's.
 - Every task run and every failure is counted (core.metrics), by task name.
+- The worker logs through Django's LOGGING only (`setup_logging`), in LOG_FORMAT.
 - A worker empties its PROMETHEUS_MULTIPROC_DIR when it starts and, with METRICS_WORKER_PORT,
   serves its own /metrics (docs/operations.md, Metrics).
 """
 
+import logging
 import re
 from typing import Any
 
@@ -21,6 +23,15 @@ from .context import get_ndc as current_ndc
 
 HEADER = "ndc"
 _NDC = re.compile(r"^[0-9a-f]{32}-[0-9a-f]{8}$")
+
+
+@signals.setup_logging.connect
+def keep_django_logging(loglevel: Any = None, **_: Any) -> None:
+    """The worker keeps Django's LOGGING (its format, text or JSON, and the ndc filter): with a
+    receiver of this signal Celery adds no handler of its own, so no line is written twice or
+    in another format. The worker's `-l` level is the root logger's."""
+    if loglevel:
+        logging.getLogger().setLevel(loglevel)
 
 
 @signals.before_task_publish.connect

@@ -15,12 +15,13 @@ import pytest
 from core import taskcontext
 from core.context import bind_log, get_ndc, new_ndc, set_ndc
 from core.logging import NdcFilter, json_formatter, log_format
+from core.models import OutboxMessage
 from issuer import demo
 from issuer.cards import services as card_services
 from merchants.services import notification_test
 from tests.closedloop.test_onus import on_us
 from tests.conftest import code
-from tests.core.workers import Receiver
+from tests.core.workers import Receiver, celery_worker, require_postgres_and_redis, wait_until
 from tests.issuer.conftest import (  # noqa: F401 - the issuer's fixtures, used here
     _issuer_key_files,
     _rsa_2048,
@@ -281,3 +282,42 @@ def test_a_whole_run_logs_no_card_number_cvv_pin_token_or_secret(
     for line in api_lines:
         assert {"ndc", "path", "status", "resultCode", "durationMs", "method"} <= set(line), line
         assert line["status"] != 200 or {"entity", "merchant"} <= set(line), line
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_logs_the_task_of_a_request_under_the_requests_ndc(
+    tmp_path, server_keys, merchant
+):
+    """A real worker (Redis, PostgreSQL), logging JSON as in production: the delivery a request
+    started is logged under that request's ndc, and every line the worker logs is one JSON
+    object (Celery adds no handler of its own)."""
+    require_postgres_and_redis()
+    receiver = Receiver()
+    merchant.notification_url = receiver.url
+    merchant.save()
+    log = tmp_path / "worker.log"
+    ndc = new_ndc()
+    env = {**server_keys, "LOG_FORMAT": "json", "LOG_LEVEL": "INFO"}
+    try:
+        with celery_worker(log, env, loglevel="info"):
+            set_ndc(ndc)  # as a request that changes a token would
+            event_id = notification_test(merchant=merchant)  # commits: handed to the worker
+            set_ndc("-")
+            message = OutboxMessage.objects.filter(pk=event_id)
+            wait_until(lambda: message.get().status == "DELIVERED", "the delivery", timeout=60)
+            wait_until(lambda: f"{event_id} attempt 1" in log.read_text(), "the log line")
+    finally:
+        receiver.close()
+    lines = [line for line in log.read_text().splitlines() if line.startswith("{")]
+    records = [json.loads(line) for line in lines]
+    delivery = [r for r in records if r["logger"] == "core.outbox" and event_id in r["message"]]
+    assert delivery and delivery[0]["ndc"] == ndc, records
+    # Celery's line of the task's end too (its "received" line comes before the task starts).
+    ended = [
+        r for r in records if "deliver_notification" in r["message"] and "succeeded" in r["message"]
+    ]
+    assert ended and ended[0]["ndc"] == ndc, ended
+    assert ndc not in json.dumps(receiver.requests)  # a header of the task, not of the message
+    # Nothing the worker logged is a line of text beside the JSON (a second handler).
+    assert not [line for line in log.read_text().splitlines() if "] INFO/" in line]
