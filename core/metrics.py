@@ -272,11 +272,13 @@ def mark_process_dead(pid: int) -> None:
 
 
 def clear_multiprocess_dir() -> None:
-    """Empty PROMETHEUS_MULTIPROC_DIR before a process group starts (gunicorn's on_starting, the
-    Celery worker's start): the files of an earlier run would otherwise be added to this one's."""
+    """Empty PROMETHEUS_MULTIPROC_DIR (made if missing) before a process group starts
+    (gunicorn's on_starting, the Celery worker's start): the files of an earlier run would
+    otherwise be added to this one's."""
     directory = multiprocess_dir()
-    if not directory or not os.path.isdir(directory):
+    if not directory:
         return
+    os.makedirs(directory, exist_ok=True)  # a missing one would fail every counted request
     for name in os.listdir(directory):
         if name.endswith(".db"):
             os.remove(os.path.join(directory, name))
