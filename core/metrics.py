@@ -36,6 +36,7 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Histogram,
+    disable_created_metrics,
     generate_latest,
     multiprocess,
 )
@@ -48,6 +49,9 @@ logger = logging.getLogger(__name__)
 
 PREFIX = "cardplatform_"
 CONTENT_TYPE = CONTENT_TYPE_LATEST
+# No `_created` series beside each counter and histogram (multiprocess mode has none either):
+# the same names whichever mode serves them.
+disable_created_metrics()
 
 # --- Events -------------------------------------------------------------------------------------
 

@@ -465,3 +465,33 @@ def test_the_workers_own_endpoint_is_protected_like_the_webs(settings):
     finally:
         server.shutdown()
         server.server_close()
+
+
+# --- The documentation and the dashboard ------------------------------------------------------
+
+
+def test_the_docs_and_the_dashboard_name_only_metrics_that_exist(scrape, payer):
+    """Every metric docs/operations.md's table names is served, and every name the Grafana
+    dashboard queries is one of them (a histogram's _bucket, _count and _sum included)."""
+    import json
+    import re
+
+    payer.pay("DB", number=VISA)  # a labelled series or two to serve
+    response = Client().get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
+    served = {
+        family.name + ("_total" if family.type == "counter" else "")
+        for family in text_string_to_metric_families(response.content.decode())
+    }
+    operations = (ROOT / "docs" / "operations.md").read_text()
+    table = re.search(r"^## Metrics: `/metrics`$(.*?)^## ", operations, re.M | re.S).group(1)
+    documented = set(re.findall(r"^\| `(cardplatform_\w+)`", table, re.M))
+    assert documented == {name for name in served if name.startswith("cardplatform_")}
+
+    dashboard = json.loads((ROOT / "docs" / "grafana-dashboard.json").read_text())
+    queried = set()
+    for panel in dashboard["panels"]:
+        for target in panel.get("targets", []):
+            queried |= set(re.findall(r"cardplatform_\w+", target["expr"]))
+    histogram = re.compile(r"_(bucket|count|sum)$")
+    assert {histogram.sub("", name) for name in queried} <= documented
+    assert {histogram.sub("", name) for name in queried} == documented  # a panel for each
