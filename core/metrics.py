@@ -29,7 +29,7 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, transaction
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -346,8 +346,12 @@ def _worker_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> 
             headers.append(("WWW-Authenticate", 'Bearer realm="metrics"'))
         start_response(reason, headers)
         return [reason.encode() + b"\n"]
+    try:
+        body = render()
+    finally:
+        connections.close_all()  # this thread's: no connection left open between scrapes
     start_response("200 OK", [("Content-Type", CONTENT_TYPE)])
-    return [render()]
+    return [body]
 
 
 def serve_worker_metrics(address: str, port: int) -> WSGIServer:

@@ -115,8 +115,21 @@ def test_every_api_line_names_ndc_entity_merchant_path_result_and_duration(
     assert second["entity"] == merchant.entity.entity_id and "merchant" not in second
 
 
+@pytest.fixture
+def eager() -> Iterator[None]:
+    """No broker: tasks run in this process (the embedded default, whatever the environment)."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = previous
+
+
 def test_the_request_id_goes_into_the_tasks_it_starts(
-    json_logs, merchant, django_capture_on_commit_callbacks
+    json_logs, merchant, eager, django_capture_on_commit_callbacks
 ):
     """Eager (no broker): the task runs in the request's context. Sent to a broker: the ndc is a
     header of the message (never an argument), and the worker takes it (below)."""
