@@ -36,3 +36,19 @@ def post_fork(server, worker):  # noqa: ARG001 - gunicorn hook signature
     # Objects created while preloading are shared copy-on-write with the master; freezing them
     # keeps the cyclic GC from touching (and so copying) those pages in every worker.
     gc.freeze()
+
+
+# Prometheus (docs/operations.md, Metrics): with PROMETHEUS_MULTIPROC_DIR set, every worker
+# writes its counters to files there and /metrics adds them up. The directory is this
+# instance's own: emptied when the master starts (an earlier run's files would be added to this
+# one's), and a dead worker's live gauges dropped.
+def on_starting(server):  # noqa: ARG001 - gunicorn hook signature
+    from core.metrics import clear_multiprocess_dir
+
+    clear_multiprocess_dir()
+
+
+def child_exit(server, worker):  # noqa: ARG001 - gunicorn hook signature
+    from core.metrics import mark_process_dead
+
+    mark_process_dead(worker.pid)

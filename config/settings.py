@@ -4,12 +4,15 @@ Embedded default: an SQLite file and eager Celery, so `make run` needs nothing e
 CI set DATABASE_URL (PostgreSQL, persistent connections) and REDIS_URL (Celery broker and cache).
 """
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+
+from core.logging import log_format
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -63,6 +66,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "core.middleware.RequestIdMiddleware",
+    # The access line (ndc, entity, merchant, path, status, result code, duration) and the
+    # latency histogram of every request (docs/operations.md, Logs and Metrics).
+    "core.middleware.RequestLogMiddleware",
     "core.middleware.ApiPathMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -410,6 +416,13 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Logging: every line carries the request's ndc -------------------------------------------
+# LOG_FORMAT=json: one JSON object per line (python-json-logger), every field a key: for a log
+# pipeline, and the default with DJANGO_DEBUG false. text: for a person at a terminal, the demo's
+# default (docs/operations.md, Logs).
+try:
+    LOG_FORMAT = log_format(os.environ)
+except ValueError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -419,10 +432,11 @@ LOGGING = {
         "no_query_string": {"()": "core.logging.NoQueryString"},
     },
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s [%(ndc)s] %(name)s: %(message)s"},
+        "text": {"format": "%(asctime)s %(levelname)s [%(ndc)s] %(name)s: %(message)s"},
+        "json": {"()": "core.logging.json_formatter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "filters": ["ndc"], "formatter": "plain"},
+        "console": {"class": "logging.StreamHandler", "filters": ["ndc"], "formatter": LOG_FORMAT},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
@@ -430,6 +444,18 @@ LOGGING = {
         "django.server": {"level": "INFO", "propagate": True, "filters": ["no_query_string"]},
     },
 }
+
+# --- Metrics and probes (docs/operations.md, Metrics) ------------------------------------------
+# /metrics answers only addresses in METRICS_ALLOWED_ADDRESSES (CIDRs, e.g. 10.0.5.0/24) and,
+# when METRICS_BEARER_TOKEN is set, requests that carry it; with neither, nobody: never public.
+METRICS_ALLOWED_ADDRESSES = env.list("METRICS_ALLOWED_ADDRESSES", default=[])
+METRICS_BEARER_TOKEN = env.str("METRICS_BEARER_TOKEN", default="")
+# A Celery worker's own /metrics (its tasks' counters) on this port of its main process; 0: none.
+METRICS_WORKER_PORT = env.int("METRICS_WORKER_PORT", default=0)
+METRICS_WORKER_ADDRESS = env.str("METRICS_WORKER_ADDRESS", default="127.0.0.1")
+# /readyz answers 503 when the broker is down only with this set: by default a broker outage
+# degrades the node (payments go on, notifications wait in the outbox) without taking it out.
+READYZ_REQUIRES_BROKER = env.bool("READYZ_REQUIRES_BROKER", default=False)
 
 LOGIN_URL = "/admin/login/"
 # Messages stay on the server: the admin shows one-time tokens in messages, which the default

@@ -4,12 +4,15 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from config import dashboard, portal
+from core import probes
 from core import views as core_views
 from core.urls import api_catch_all
 
 urlpatterns = [
     path("", core_views.home, name="home"),
-    path("healthz", core_views.healthz, name="healthz"),
+    path("healthz", probes.healthz, name="healthz"),
+    path("readyz", probes.readyz, name="readyz"),
+    path("metrics", probes.metrics_view, name="metrics"),
     path("admin/", dashboard.index, name="admin-dashboard"),  # the admin's index, with figures
     path("admin/", admin.site.urls),
     path("portal/", include((portal.urlpatterns, "portal"))),

@@ -9,8 +9,10 @@ class CoreConfig(AppConfig):
         from django.urls import register_converter
 
         from . import (
+            metrics,
             outbox,
             schema,  # noqa: F401 - registers the OpenAPI bearer authentication extension
+            taskcontext,  # noqa: F401 - connects the ndc and the task metrics to Celery's signals
             tasks,
         )
         from .converters import HexIdConverter
@@ -19,3 +21,15 @@ class CoreConfig(AppConfig):
         register_converter(HexIdConverter, "hexid")
         # The outbox is a library; the task queue is its adapter: the arrow points one way.
         outbox.register_dispatcher(tasks.hand_over)
+        # The outbox's depth by status, read at each scrape (core.metrics).
+        metrics.register_gauge(
+            metrics.PREFIX + "outbox_messages",
+            "Outbox notifications by status (PENDING: to deliver, DELIVERED, FAILED).",
+            outbox.depth_by_status,
+            labels=("status",),
+        )
+        metrics.register_gauge(
+            metrics.PREFIX + "outbox_oldest_pending_seconds",
+            "Age of the oldest PENDING notification (0 when none): deliveries are not keeping up.",
+            outbox.oldest_pending_age,
+        )

@@ -26,6 +26,7 @@ from rest_framework import authentication
 from rest_framework import exceptions as drf
 from rest_framework.request import Request
 
+from .context import bind_log
 from .errors import ParameterError
 from .nesting import lookup
 from .parsers import nest_query
@@ -124,6 +125,7 @@ class EntityTokenAuthentication(authentication.BaseAuthentication):
                 f"entityType {entity_type} does not match entityId {entity_id}"
             )
         terminal = self._terminal(entity, params) if entity_type == "POS" else None
+        bind_log(entity=entity.entity_id)  # on every later log line of the request
         return Principal(token_entity, entity, entity_type, terminal), None
 
     def _token_entity(self, request: Request, entities: EntityDirectory) -> Any:

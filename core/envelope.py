@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .build import build_number
-from .context import get_ndc
+from .context import bind_log, get_ndc
 from .nesting import nest
 from .results import Result
 
@@ -38,6 +38,7 @@ def envelope(
         "description": description or result.description,
     }
     result_block.update(extra_result)
+    bind_log(resultCode=result.code)  # the access line's, where the answer is not read back
     body["result"] = result_block
     body["buildNumber"] = build_number()
     body["timestamp"] = timestamp()

@@ -1,17 +1,24 @@
 """Request middleware: the request id, and the API's paths answering in JSON."""
 
 import io
+import json
+import logging
+import time
 from collections.abc import Callable
+from typing import Any
 
 from django.core.handlers.wsgi import LimitedStream
 from django.http import Http404, HttpRequest, HttpResponse
 
-from . import views
-from .context import new_ndc, set_ndc
+from . import metrics, views
+from .context import clear_log_fields, log_fields, new_ndc, set_ndc
 from .errors import ApplicationError
 from .parsers import read_body
 from .query import query_refusal
+from .redaction import safe_path
 from .urls import is_api_path
+
+access_log = logging.getLogger("core.access")
 
 
 class RequestIdMiddleware:
@@ -27,9 +34,82 @@ class RequestIdMiddleware:
         # middleware chain returns, and that line must carry the ndc too. The next request on
         # this thread or task sets a fresh one.
         set_ndc(ndc)
+        clear_log_fields()
         response = self.get_response(request)
         response["X-Request-Id"] = ndc
         return response
+
+
+# Asked every few seconds by load balancers and Prometheus, and static files: their lines are
+# DEBUG (LOG_LEVEL=DEBUG shows them); every other request's line is INFO.
+QUIET_GROUPS = ("operations",)
+QUIET_PREFIXES = ("/static/",)
+# A JSON answer larger than this is not read back for its result code (DRF's answers are not
+# read back at all: their data is at hand).
+RESULT_CODE_BODY_LIMIT = 64 * 1024
+
+
+class RequestLogMiddleware:
+    """One access line per request (logger `core.access`) and the latency histogram of its
+    endpoint group (core.metrics). The line's fields: `method`, `path` (core.redaction.safe_path:
+    no query string, secret links masked), `status`, `resultCode` (the envelope's), `durationMs`,
+    `group`, and what the request bound (`entity`, `merchant`), beside the ndc of every line."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = self.get_response(request)
+        seconds = time.perf_counter() - started
+        path = safe_path(request.path)
+        group = metrics.endpoint_group(request.path_info)
+        metrics.request_answered(group=group, status=response.status_code, seconds=seconds)
+        quiet = group in QUIET_GROUPS or path.startswith(QUIET_PREFIXES)
+        level = logging.DEBUG if quiet else logging.INFO
+        if access_log.isEnabledFor(level):
+            fields: dict[str, Any] = {
+                "method": request.method,
+                "path": path,
+                "status": response.status_code,
+                "durationMs": round(seconds * 1000, 1),
+                "group": group,
+            }
+            code = result_code(response) or log_fields().get("resultCode")
+            if code:
+                fields["resultCode"] = code
+            bound = {k: v for k, v in log_fields().items() if k in ("entity", "merchant")}
+            context = " ".join(f"{k}={v}" for k, v in bound.items())
+            access_log.log(
+                level,
+                "%s %s %s %s %.1f ms%s",
+                request.method,
+                path,
+                response.status_code,
+                code or "-",
+                seconds * 1000,
+                f" {context}" if context else "",
+                extra=fields,
+            )
+        return response
+
+
+def result_code(response: HttpResponse) -> str:
+    """The envelope's result.code of an answer, or ""."""
+    data = getattr(response, "data", None)  # DRF's Response: the body before rendering
+    if data is None and not response.streaming:
+        content_type = response.get("Content-Type", "")
+        if content_type.startswith("application/json"):
+            content = response.content
+            if len(content) <= RESULT_CODE_BODY_LIMIT:
+                try:
+                    data = json.loads(content)
+                except ValueError:
+                    return ""
+    if isinstance(data, dict) and isinstance(data.get("result"), dict):
+        code = data["result"].get("code")
+        return code if isinstance(code, str) else ""
+    return ""
 
 
 class ApiPathMiddleware:

@@ -32,9 +32,10 @@ from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max, Min
 from django.utils import timezone
 
+from . import metrics
 from .lock_objects import outbox_due_lock, outbox_message_lock
 from .models import DeliveryAttempt, OutboxMessage, OutboxStatus
 
@@ -126,6 +127,7 @@ def deliver(event_id: str, *, now: datetime | None = None) -> str:
             error=error,
         )
         if message.status != OutboxStatus.PENDING:
+            metrics.notification_attempted("not due")
             return "not due"  # redelivered or settled meanwhile
         if status is not None and 200 <= status < 300:
             message.status = OutboxStatus.DELIVERED
@@ -141,6 +143,10 @@ def deliver(event_id: str, *, now: datetime | None = None) -> str:
             outcome = "retry"
             transaction.on_commit(lambda: _hand_over(event_id, attempts=attempts, eta=retry_at))
         message.save(update_fields=["status", "delivered_at", "next_attempt_at"])
+    logger.info(
+        "notification %s attempt %d: %s (HTTP %s)", event_id, message.attempts, outcome, status
+    )
+    metrics.notification_attempted(outcome)
     return outcome
 
 
@@ -224,3 +230,18 @@ def redeliver(*, event_id: str, actor: str) -> OutboxMessage:
         message.save(update_fields=["status", "next_attempt_at", "attempts"])
         transaction.on_commit(lambda: _hand_over(event_id, attempts=0))
     return message
+
+
+def depth_by_status() -> list[metrics.Sample]:
+    """The number of messages in each status (the metrics' outbox depth)."""
+    counts = dict(OutboxMessage.objects.order_by().values_list("status").annotate(n=Count("pk")))
+    return [((status,), counts.get(status, 0)) for status in OutboxStatus.values]
+
+
+def oldest_pending_age(*, now: datetime | None = None) -> list[metrics.Sample]:
+    """Seconds since the oldest PENDING message was written (0 when none)."""
+    oldest = OutboxMessage.objects.filter(status=OutboxStatus.PENDING).aggregate(
+        at=Min("created_at")
+    )["at"]
+    age = ((now or timezone.now()) - oldest).total_seconds() if oldest else 0.0
+    return [((), max(age, 0.0))]

@@ -14,6 +14,24 @@ class IssuerConfig(AppConfig):
         # The cardholder link's secret never reaches a log line.
         register_secret_path(r"^/issuer/oob/[^/]+/([^/]+)")
 
+        # The ledger's holds, read at each scrape (core.metrics).
+        from core import metrics
+
+        from .selectors import ledger_holds_in_force
+
+        metrics.register_gauge(
+            metrics.PREFIX + "ledger_holds",
+            "Holds in force on the issuer's ledger (authorizations not released nor expired).",
+            lambda: [((c,), n) for c, n, _ in ledger_holds_in_force()],
+            labels=("currency",),
+        )
+        metrics.register_gauge(
+            metrics.PREFIX + "ledger_held_amount",
+            "The amount those holds set aside, in the currency's units.",
+            lambda: [((c,), amount) for c, _, amount in ledger_holds_in_force()],
+            labels=("currency",),
+        )
+
         # The issuer's card numbers are in the vault: rotation reaches them.
         from core import vault
         from core.cards import PAN_PURPOSE

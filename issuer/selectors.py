@@ -2,7 +2,11 @@
 
 import re
 
+from django.db.models import Count, Sum
+from django.utils import timezone
+
 from .cards.models import Card
+from .ledger.models import Hold
 from .models import OOBAuthentication
 
 # A masked card number as the issuer shows one: the first six digits, stars, the last four.
@@ -25,3 +29,15 @@ def oob_card_shown(*, auth: OOBAuthentication) -> str:
     if MASKED.fullmatch(auth.card_reference):
         return auth.card_reference
     return UNKNOWN_CARD
+
+
+def ledger_holds_in_force() -> list[tuple[str, int, float]]:
+    """(currency, number, amount) of the holds that count now (neither released nor expired),
+    by the currency of their accounts: the metrics' ledger holds."""
+    rows = (
+        Hold.objects.filter(released_at__isnull=True, expires_at__gt=timezone.now())
+        .order_by()
+        .values_list("account__currency")
+        .annotate(count=Count("pk"), amount=Sum("amount"))
+    )
+    return [(currency, count, float(amount or 0)) for currency, count, amount in rows]

@@ -6,6 +6,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from core.bearer import token_hash
+from core.context import bind_log
 from core.errors import NotFound
 from core.lookups import one
 
@@ -62,6 +63,7 @@ def merchant_get(*, entity: Entity, merchant_id: str) -> Merchant:
     merchant = one(merchants_reachable(entity=entity).filter(merchant_id=merchant_id))
     if merchant is None:
         raise NotFound(results.MERCHANT_NOT_FOUND)
+    bind_log(merchant=merchant.merchant_id)  # on every later log line of the request
     return merchant
 
 

@@ -25,6 +25,7 @@ from django.db.models import (
     DecimalField,
     ExpressionWrapper,
     F,
+    Min,
     OuterRef,
     Q,
     QuerySet,
@@ -34,6 +35,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from core import results
 from core.errors import NotFound
@@ -304,3 +306,15 @@ def payments_marked(*, payments: QuerySet[Payment]) -> QuerySet[Payment]:
     reversed" or "partly refunded" when some was, "" otherwise (and for the reversals and
     refunds themselves)."""
     return payments.annotate(mark=MARK)
+
+
+def payments_in_flight(*, now: datetime | None = None) -> tuple[int, float]:
+    """How many payments are IN_FLIGHT (the network asked, no answer recorded yet) and the age
+    in seconds of the oldest (0 when none): the metrics' in-flight gauges. The janitor resolves
+    those older than the connector's timeout."""
+    found = Payment.objects.filter(state=PaymentState.IN_FLIGHT).aggregate(
+        count=Count("pk"), oldest=Min("in_flight_since")
+    )
+    oldest = found["oldest"]
+    age = ((now or timezone.now()) - oldest).total_seconds() if oldest else 0.0
+    return found["count"], max(age, 0.0)

@@ -1,11 +1,13 @@
-"""Reads of exchange rates."""
+"""Reads of exchange rates, and of the daily files for the metrics."""
 
-from datetime import date
+from datetime import UTC, date, datetime, time
+
+from django.db.models import Max
 
 from core.errors import NotFound
 
 from . import results
-from .models import ExchangeRate
+from .models import ExchangeRate, ReconFile
 
 
 def rate_in_force(*, currency: str, on: date) -> ExchangeRate:
@@ -18,3 +20,20 @@ def rate_in_force(*, currency: str, on: date) -> ExchangeRate:
     if rate is None:
         raise NotFound(results.RATE_NOT_FOUND)
     return rate
+
+
+def recon_files_last_day() -> list[tuple[tuple[str, str], float]]:
+    """Per entity and kind (production, test), the business day of its latest daily file, as
+    the Unix time of that day's start (UTC): the metrics' last daily file gauge."""
+    rows = (
+        ReconFile.objects.order_by()
+        .values_list("entity__entity_id", "production")
+        .annotate(last=Max("day"))
+    )
+    return [
+        (
+            (entity_id, "production" if production else "test"),
+            datetime.combine(last, time(), tzinfo=UTC).timestamp(),
+        )
+        for entity_id, production, last in rows
+    ]

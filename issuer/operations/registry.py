@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from core import results
+from core import metrics, results
 from core.envelope import envelope
 from core.errors import ApplicationError, ParameterError, error_answer
 from core.tables import F, Table
@@ -176,5 +176,8 @@ def perform(operation: Operation, *, client_id: str, payload: Mapping[str, Any])
         call = Call(client_id=client_id, fields=fields, entry=operation.entry, payload=payload)
         result, data, answer_id = operation.handler(call)
     except ApplicationError as exc:
-        return error_answer(exc).body
-    return envelope(result, id=answer_id, data=data)
+        body = error_answer(exc).body
+    else:
+        body = envelope(result, id=answer_id, data=data)
+    metrics.issuer_answered(operation=operation.name, code=body["result"]["code"])
+    return body

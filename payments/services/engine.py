@@ -22,10 +22,11 @@ network call between them is never inside one.
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from core import idempotency
+from core import idempotency, metrics
 from core.lookups import one
 from core.results import TRANSACTION_SUCCEEDED, Result
 
@@ -246,7 +247,18 @@ def finish(payment: Payment, answer: NetworkAnswer, *, base_url: str = "") -> Pa
     payment.result_description = answer.extended_description or result.description
     payment.response_body = payment_body(payment, base_url=base_url)
     payment.save(update_fields=FINISH_FIELDS)
+    metrics.payment_answered(
+        payment_type=payment.payment_type, code=result.code, connector=connector_name(answer)
+    )
     return payment
+
+
+def connector_name(answer: NetworkAnswer) -> str:
+    """Who answered, as the metrics name it: `on-us` (the platform's own issuer), `simulator`
+    (the network), or `none` (the platform's own refusal: no connector was asked)."""
+    if not answer.clearing_institute:
+        return "none"
+    return "on-us" if answer.clearing_institute == settings.ISSUER_NAME else "simulator"
 
 
 def finish_with(payment: Payment, result: Result, *, base_url: str = "") -> Payment:

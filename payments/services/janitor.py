@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from core import cards, idempotency
+from core import cards, idempotency, metrics
 
 from .. import results as payment_results
 from ..connectors.base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
@@ -68,6 +68,9 @@ def payment_resolve_in_flight(
             if payment.payment_type not in REFERENCED_TYPES:
                 _reverse(finished)
             outcome.reversed += 1
+    metrics.janitor_resolved(
+        resolved=outcome.resolved, reversed=outcome.reversed, skipped=outcome.skipped
+    )
     return outcome
 
 

@@ -15,7 +15,7 @@ from django.conf import settings as django_settings
 from django.db.utils import OperationalError
 from django.test import Client
 
-from core import views as core_views
+from core import probes
 from core.context import get_ndc
 from core.logging import NdcFilter
 
@@ -28,51 +28,29 @@ BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
 
 @pytest.mark.django_db
-def test_healthz_reports_database_up_and_a_broker_block():
+def test_healthz_says_the_process_is_alive():
     response = Client().get("/healthz")
 
     assert response.status_code == 200
     body = response.json()
-    assert body["database"]["status"] == "up"
-    assert body["database"]["engine"] in {"sqlite", "postgresql"}
-    # No REDIS_URL: tasks run eagerly in the web process. With REDIS_URL (CI): Redis answers.
-    assert body["broker"]["status"] in {"eager", "up"}
     assert body["status"] == "ok"
+    assert body["ndc"] == response["X-Request-Id"]
 
 
-@pytest.mark.django_db
-def test_healthz_answers_503_when_the_database_is_down(monkeypatch):
-    class DeadConnection:
-        vendor = "postgresql"
+def test_healthz_stays_200_when_the_database_is_down(monkeypatch):
+    """Liveness asks nothing of the database (a node whose database is down is alive: /readyz
+    takes it out of the load balancer; restarting it would not help). tests/core/test_probes.py
+    has /readyz."""
 
-        def cursor(self):
-            raise OperationalError("connection refused")
+    def dead(*args, **kwargs):
+        raise OperationalError("connection refused")
 
-    monkeypatch.setattr(core_views, "connection", DeadConnection())
-
-    response = Client().get("/healthz")
-
-    assert response.status_code == 503
-    body = response.json()
-    assert body["status"] == "degraded"
-    assert body["database"] == {
-        "status": "down",
-        "engine": "postgresql",
-        "error": "OperationalError",
-    }
-
-
-@pytest.mark.django_db
-def test_healthz_stays_200_but_degraded_when_the_broker_is_down(settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    monkeypatch.setattr(probes, "database_state", dead)
 
     response = Client().get("/healthz")
 
     assert response.status_code == 200
-    body = response.json()
-    assert body["broker"]["status"] == "down"
-    assert body["status"] == "degraded"
+    assert response.json()["status"] == "ok"
 
 
 # --- X-Request-Id / ndc -----------------------------------------------------------------------

@@ -88,7 +88,9 @@ def wait_until(condition: Callable[[], bool], what: str, timeout: float = WAIT_S
 
 
 @contextlib.contextmanager
-def celery_worker(log_path: Path, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+def celery_worker(
+    log_path: Path, env: dict[str, str], loglevel: str = "warning"
+) -> Iterator[subprocess.Popen[bytes]]:
     """A Celery worker (solo pool, no beat) in a process of its own, on this session's test
     database and Redis, reading a queue of its own: this process sends its tasks there while the
     block runs. `env` adds to the worker's environment (the server keys, settings under test).
@@ -110,7 +112,7 @@ def celery_worker(log_path: Path, env: dict[str, str]) -> Iterator[subprocess.Po
     log = log_path.open("wb")
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo"]
-        + ["-Q", queue, "-l", "warning", "--without-heartbeat", "--without-gossip"],
+        + ["-Q", queue, "-l", loglevel, "--without-heartbeat", "--without-gossip"],
         cwd=ROOT,
         env=env,
         stdout=log,

@@ -596,7 +596,7 @@ django.setup()
 from django.test import Client
 body, start = sys.argv[1], float(sys.argv[2])
 client = Client()
-client.get("/healthz")  # connect before the start line
+client.get("/readyz")  # connect before the start line
 while time.time() < start:
     time.sleep(0.0005)
 answer = client.post("/oauth2/token", body, content_type="application/x-www-form-urlencoded")
