@@ -224,8 +224,8 @@ def test_a_whole_run_logs_no_card_number_cvv_pin_token_or_secret(
 ):
     settings.ISSUER_PIN_HASH_ITERATIONS = 1000
     cards = demo.demo_cards("oob-client")
-    issuer_pan = card_services.card_number(cards.prepaid)
-    issuer_cvv = card_services.card_cvv2(cards.prepaid)
+    issuer_pan = card_services.card_number(card=cards.prepaid)
+    issuer_cvv = card_services.card_cvv2(card=cards.prepaid)
     payer = Payer(merchant_api, merchant)
 
     # Acquiring: payments with card numbers and CVVs, on the network and on-us, approved,
