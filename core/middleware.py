@@ -1,4 +1,5 @@
-"""Request middleware: the request id, and the API's paths answering in JSON."""
+"""Request middleware: the request id, the API's paths answering in JSON, and the envelope's
+503 for a database out of reach."""
 
 import io
 from collections.abc import Callable
@@ -8,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from . import views
 from .context import new_ndc, set_ndc
-from .errors import ApplicationError
+from .errors import ApplicationError, is_database_unavailable
 from .parsers import read_body
 from .query import query_refusal
 from .urls import is_api_path
@@ -71,6 +72,11 @@ class ApiPathMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, Http404) and is_api_path(request.path_info):
             return views.unknown_api_path(request)
+        if is_database_unavailable(exception):
+            # Any path, in DEBUG too (where Django would answer its traceback page): the
+            # envelope's 503 (800.800.800). What fails before a view (a middleware reading the
+            # session) reaches handler500, core.views.server_error, which answers the same.
+            return views.error_page(exception, request)
         return None
 
 

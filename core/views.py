@@ -1,6 +1,7 @@
 """The home page, the health check and the JSON error pages for paths outside DRF."""
 
 import logging
+import sys
 import time
 from typing import Any
 
@@ -15,7 +16,7 @@ from rest_framework.exceptions import MethodNotAllowed
 from . import results
 from .context import get_ndc
 from .envelope import envelope
-from .errors import error_answer
+from .errors import error_answer, is_database_unavailable
 from .schema import documented
 from .schema.pages import SERVER_ERROR, html, response
 from .schema.pages import envelope as envelope_page
@@ -152,6 +153,12 @@ def method_not_allowed(request: HttpRequest, allowed: str) -> JsonResponse:
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
+    """handler500: Django calls it while handling the exception, so `sys.exc_info()` names it.
+    A database out of reach is the envelope's 503 (800.800.800, Retry-After), anything else
+    the 500 (999.999.999)."""
+    exception = sys.exc_info()[1]
+    if isinstance(exception, Exception) and is_database_unavailable(exception):
+        return _answer(exception, request)
     return JsonResponse(envelope(results.UNEXPECTED_ERROR), status=500)
 
 
