@@ -412,6 +412,22 @@ CELERY_BEAT_SCHEDULE = {
     "purge-used-assertions": {"task": "issuer.purge_used_assertions", "schedule": 3600.0},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A publish to a broker that is down fails fast instead of holding the web request that sends it
+# (celery's default retries for about 0.6 s against a refused port, and kombu waits for ever on a
+# broker gone without closing the connection): one retry at once, on a fresh connection (a Redis
+# restarted under a pooled one), 1 s to connect, 3 s for an answer. What is not handed over
+# waits in the outbox for the sweep (docs/operations.md, "Faults and what the platform does").
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": env.int("CELERY_PUBLISH_MAX_RETRIES", default=1),
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": env.float("CELERY_BROKER_CONNECT_TIMEOUT", default=1.0),
+    # Above the worker's BRPOP wait (1 s), which answers within it on a live broker.
+    "socket_timeout": env.float("CELERY_BROKER_SOCKET_TIMEOUT", default=3.0),
+}
 # Keep Django's LOGGING (with the ndc filter) in the worker instead of Celery's own handler.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

@@ -8,8 +8,11 @@ parameters 400 (`ParameterError`, with `result.parameterErrors` by dotted name);
 `error_answer(exc)` is the only place that turns an exception into a status, an envelope and
 headers. The DRF exception handler uses it; so do the JSON error pages of paths outside DRF and
 the issuer's JWE API, which encrypts the same envelope. DRF's and Django's own exceptions map to
-401 (800.900.300), 403 (800.900.301), 404, 400/405/413/415 (200.100.101). Anything else is HTTP
-500, 999.999.999, logged with the ndc; the body shows nothing internal.
+401 (800.900.300), 403 (800.900.301), 404, 400/405/413/415 (200.100.101). The database out of
+reach (Django's OperationalError or InterfaceError: refused, dropped, timed out) is HTTP 503,
+800.800.800, with `Retry-After`: the client retries, nothing of its request is half-written
+(docs/operations.md, "Faults"). Anything else is HTTP 500, 999.999.999, logged with the ndc; the
+body shows nothing internal.
 
 Values of card data and secrets are never echoed: a table row marked `secret` masks its value
 when the error is made, and `safe_value` masks the card fields and secret-looking names again
@@ -23,6 +26,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -36,6 +40,8 @@ MASKED = "***"
 MAX_ECHO = 255
 MAX_PARAMETER_ERRORS = 50
 SECRET_SUFFIXES = frozenset({"cvv", "pin", "password", "token"})
+# What a 503 for an unreachable database asks the client to wait before it retries.
+DATABASE_RETRY_AFTER_SECONDS = 2
 
 
 class ApplicationError(Exception):
@@ -193,12 +199,30 @@ def error_answer(exc: BaseException, *, request: Any = None) -> ErrorAnswer:
             exc.result, description=exc.description, data=exc.data, **exc.extra_result()
         )
         return ErrorAnswer(exc.http_status, body, exc.headers)
+    if is_database_unavailable(exc):
+        # One line, no traceback: an outage fails every request at once, and the cause is in
+        # the first line (refused, closed, timed out).
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        logger.warning(
+            "database unavailable in %s: %s %s",
+            getattr(request, "path", "?"),
+            type(exc).__name__,
+            first,
+        )
+        headers = {"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)}
+        return ErrorAnswer(503, envelope(results.DATABASE_UNAVAILABLE), headers)
     mapped = _framework(exc)
     if mapped is not None:
         status, result, description, headers = mapped
         return ErrorAnswer(status, envelope(result, description=description), headers)
     logger.exception("unexpected error in %s", getattr(request, "path", "?"), exc_info=exc)
     return ErrorAnswer(500, envelope(results.UNEXPECTED_ERROR))
+
+
+def is_database_unavailable(exc: BaseException) -> bool:
+    """Whether `exc` says the database cannot be used now (connection refused or lost, a
+    server shutting down, a timeout): Django's wrappers of the driver's errors."""
+    return isinstance(exc, OperationalError | InterfaceError)
 
 
 def _framework(

@@ -1,4 +1,5 @@
-"""Request middleware: the request id, and the API's paths answering in JSON."""
+"""Request middleware: the request id, the API's paths answering in JSON, and the envelope's
+503 for a database out of reach."""
 
 import io
 import json
@@ -12,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from . import metrics, views
 from .context import clear_log_fields, log_fields, new_ndc, set_ndc
-from .errors import ApplicationError
+from .errors import ApplicationError, is_database_unavailable
 from .parsers import read_body
 from .query import query_refusal
 from .redaction import safe_path
@@ -151,6 +152,11 @@ class ApiPathMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, Http404) and is_api_path(request.path_info):
             return views.unknown_api_path(request)
+        if is_database_unavailable(exception):
+            # Any path, in DEBUG too (where Django would answer its traceback page): the
+            # envelope's 503 (800.800.800). What fails before a view (a middleware reading the
+            # session) reaches handler500, core.views.server_error, which answers the same.
+            return views.error_page(exception, request)
         return None
 
 

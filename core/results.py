@@ -284,6 +284,17 @@ DECLINED_COUNT_LIMIT_EXCEEDED = _core(
 )
 
 # --- system ------------------------------------------------------------------------------------
+# The anchor's "payment system currently unavailable": the platform's own database cannot be
+# reached (or dropped the connection). Nothing was done that the client cannot see again: a retry
+# with the same merchantTransactionId replays the answer, or answers "in progress" for a payment
+# the network was asked about (the janitor resolves it). docs/operations.md, "Faults".
+DATABASE_UNAVAILABLE = _core(
+    "800.800.800",
+    "the payment system is unavailable now (its database cannot be reached); retry later with "
+    "the same merchantTransactionId",
+    http="503",
+    returned_by="any endpoint, while the database is unreachable",
+)
 UNEXPECTED_ERROR = _core(
     "999.999.999",
     "unexpected error; quote the ndc to support",

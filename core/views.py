@@ -1,6 +1,7 @@
 """The home page and the JSON error pages for paths outside DRF (the probes: core.probes)."""
 
 import logging
+import sys
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -11,7 +12,7 @@ from rest_framework.exceptions import MethodNotAllowed
 
 from . import results
 from .envelope import envelope
-from .errors import error_answer
+from .errors import error_answer, is_database_unavailable
 from .schema import documented
 from .schema.pages import html
 
@@ -59,6 +60,12 @@ def method_not_allowed(request: HttpRequest, allowed: str) -> JsonResponse:
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
+    """handler500: Django calls it while handling the exception, so `sys.exc_info()` names it.
+    A database out of reach is the envelope's 503 (800.800.800, Retry-After), anything else
+    the 500 (999.999.999)."""
+    exception = sys.exc_info()[1]
+    if isinstance(exception, Exception) and is_database_unavailable(exception):
+        return _answer(exception, request)
     return JsonResponse(envelope(results.UNEXPECTED_ERROR), status=500)
 
 

@@ -1,6 +1,6 @@
 """The answers every spec operation documents: the envelope (core.envelope) for 200 and for each
-refusal core.errors.error_answer makes (400, 401, 403, 404, 405, 406, 413, 415, 500), and the
-headers that go with them."""
+refusal core.errors.error_answer makes (400, 401, 403, 404, 405, 406, 413, 415, 500, 503), and
+the headers that go with them."""
 
 from typing import Any
 
@@ -111,6 +111,8 @@ REFUSALS = {
     413: "The body is larger than the limit (200.100.101; docs/api.md, Limits).",
     415: "The body's Content-Type is neither form data nor JSON (200.100.101).",
     500: "An unexpected error (999.999.999); it is logged with the ndc.",
+    503: "The platform's database cannot be reached now (800.800.800): retry after `Retry-After` "
+    "seconds with the same merchantTransactionId (docs/operations.md, Faults).",
 }
 
 
@@ -131,5 +133,7 @@ def refusals(ref: str, statuses: tuple[int, ...] = tuple(REFUSALS)) -> dict[str,
             headers["WWW-Authenticate"] = header('`Bearer realm="api"`')
         if status == 405:
             headers["Allow"] = header("The methods this path answers.")
+        if status == 503:
+            headers["Retry-After"] = header("Seconds to wait before retrying.", pattern="^[0-9]+$")
         out[str(status)] = envelope_response(REFUSALS[status], ref, **headers)
     return out

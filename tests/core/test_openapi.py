@@ -30,7 +30,7 @@ from tests.factories import TerminalFactory
 from tests.payments.conftest import card
 
 METHODS = ("get", "post", "put", "patch", "delete")
-REFUSALS = ("400", "401", "403", "404", "405", "413", "415", "500")
+REFUSALS = ("400", "401", "403", "404", "405", "413", "415", "500", "503")
 
 # URL conf paths that are not in the document, and why.
 NOT_DOCUMENTED = {
@@ -289,6 +289,7 @@ def test_spec_operations_document_every_refusal_with_the_envelope(document):
             assert media["schema"] == {"$ref": "#/components/schemas/Envelope"}, (path, status)
             assert responses[status]["headers"]["X-Request-Id"]["required"] is True
         assert responses["405"]["headers"]["Allow"]["required"] is True
+        assert responses["503"]["headers"]["Retry-After"]["required"] is True
         answer = resolved(document, responses["200"]["content"]["application/json"]["schema"])
         assert {"id", "result", "buildNumber", "timestamp", "ndc"} <= set(answer["required"])
 
