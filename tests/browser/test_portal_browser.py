@@ -237,6 +237,7 @@ def test_the_token_reference_is_whole_and_copied(live_server: Any, screen: Tab, 
     portal_sign_in(screen, live_server.url)
     page = screen.page
     page.click(".bar nav >> text=Scheme tokens")
+    page.wait_for_load_state("load")  # the click waits for the new page to start, not its CSS
     reference = page.locator("code.ref")
     expect(reference).to_have_text(day.tur)  # all 64 characters
     assert reference.evaluate_all(CUT) == [False]
@@ -253,16 +254,16 @@ def test_transactions_in_words_at_1280_pixels(live_server: Any, screen: Tab, day
     portal_sign_in(screen, live_server.url)
     page = screen.page
     page.click(".bar nav >> text=Transactions")
+    page.wait_for_load_state("load")  # the click waits for the new page to start, not its CSS
     expect(page.locator("#id_payment_type option:checked")).to_have_text("All")
     expect(page.locator("#id_family option:checked")).to_have_text("All")
     pending = page.locator(f"tr:has(a[href$='/{day.ids['pending']}/'])")
     declined = page.locator(f"tr:has(a[href$='/{day.ids['declined']}/'])")
     expect(pending).to_have_class("pending")
     expect(declined.locator(".result")).to_contain_text("transaction declined (insufficient")
-    colour = "(e) => getComputedStyle(e).color"
-    assert pending.locator("td").first.evaluate(colour) != declined.locator("td").first.evaluate(
-        colour
-    )
+    amber = "rgb(138, 90, 0)"  # portal.css: tr.pending td
+    expect(pending.locator("td").first).to_have_css("color", amber)
+    expect(declined.locator("td").first).not_to_have_css("color", amber)
     refunded = page.locator(f"tr:has(a[href$='/{day.ids['refunded']}/'])")
     expect(refunded.locator(".mark")).to_have_text("refunded")
     expect(refunded.locator(".coded")).to_have_text("DB debit")

@@ -10,7 +10,9 @@ at least once; then the proxy lets connections through again.
 What a client sees: every answer is the JSON envelope, 200 with the payment's result or 503 with
 800.800.800; none is a traceback, an HTML page or a dropped connection. What is stored: every
 payment is final with its answer stored, or IN_FLIGHT with nothing answered (the two slow debits,
-whose network answer came while the database was away); a 503 left nothing or an IN_FLIGHT row;
+whose network answer came while the database was away); a 503 left nothing or an IN_FLIGHT row,
+or, when the cut came between PostgreSQL's commit and its acknowledgement, the whole payment,
+which the client's retry replays;
 the amount the captures in flight hold on the preauthorization is theirs exactly. Service resumes
 by itself (the same gunicorn workers: Django's connection health checks drop the dead
 connections and open new ones), a retry of a slow debit answers "in progress", and the janitor
@@ -171,12 +173,21 @@ def test_payments_survive_the_database_going_away(tmp_path: Path, server_keys):
                 assert payment.state == PaymentState.DONE, payment.state
                 assert payment.response_body["result"]["code"] == payment.result_code
                 assert payment.in_flight_since is None
+        lost_acks = []
         for answer in answers:
             if answer.status == 200:
                 assert by_id[answer.payment_id].result_code == answer.code
-            else:  # a 503: nothing was stored, or the payment waits for the janitor
-                stored = by_mtid.get(answer.mtid)
+                continue
+            # A 503: nothing was stored, or the payment waits for the janitor, or the connection
+            # dropped between PostgreSQL's commit and its acknowledgement, so the whole payment
+            # is stored; no server can tell the last case apart, and the client's retry with
+            # the same merchantTransactionId replays what was stored (below).
+            stored = by_mtid.get(answer.mtid)
+            if stored is not None and stored.state == PaymentState.DONE:
+                lost_acks.append((stored, answer.request))
+            else:
                 assert stored is None or stored.state == PaymentState.IN_FLIGHT, stored
+        assert len(lost_acks) <= len(loads), lost_acks  # at most one commit per client at the cut
         in_flight = payments.filter(state=PaymentState.IN_FLIGHT)
         assert {by_mtid[m].pk for m in mtids} <= set(in_flight.values_list("pk", flat=True))
         original = Payment.objects.get(pk=preauthorization.payment_id)
@@ -187,6 +198,14 @@ def test_payments_survive_the_database_going_away(tmp_path: Path, server_keys):
         assert original.capturing_amount == sum(
             (p.amount for p in cps if p.state == PaymentState.IN_FLIGHT), Decimal(0)
         )
+
+        for stored, (path, fields) in lost_acks:  # the retry of an unacknowledged commit
+            retry = send(server.port, merchant, path, fields)
+            assert (retry.status, retry.code, retry.payment_id) == (
+                200,
+                stored.result_code,
+                stored.pk,
+            )
 
         # A retry of a slow debit: in progress, the network not asked again.
         for body in slow:
@@ -214,7 +233,8 @@ def test_payments_survive_the_database_going_away(tmp_path: Path, server_keys):
         f"\ndatabase cut {restored_at - cut_at:.1f} s under 3 clients and 2 debits at the network: "
         f"{sum(map(refused, during))} x 503 800.800.800, {sum(map(ok, during))} x 200 sent during "
         f"the cut; {len(answers)} answers in all ({dict(seen)}), 0 without the envelope; "
-        f"{proxy.dropped} connections dropped, {proxy.refused} refused; first approval "
+        f"{proxy.dropped} connections dropped, {proxy.refused} refused; {len(lost_acks)} commits "
+        f"whose acknowledgement the cut lost (replayed on retry); first approval "
         f"{resumed:.2f} s after the restore; {waiting} payments in flight resolved by the "
         f"janitor ({resolution})"
     )

@@ -251,6 +251,7 @@ class Answer:
     mtid: str = ""
     json: bool = False
     error: str = ""
+    request: tuple[str, dict[str, str]] = ("", {})  # path and fields, to send them again
 
 
 @dataclass
@@ -315,13 +316,13 @@ def send(port: int, merchant: Any, path: str, fields: dict[str, str]) -> Answer:
         "merchant.id": merchant.merchant_id,
         **fields,
     }
-    sent = time.monotonic()
+    sent, request = time.monotonic(), (path, fields)
     try:
         status, data = post_form(port, path, body, merchant.entity.plain_token)
     except json.JSONDecodeError as exc:
-        return Answer(sent, time.monotonic(), -1, error=f"not JSON: {exc}")
+        return Answer(sent, time.monotonic(), -1, error=f"not JSON: {exc}", request=request)
     except OSError as exc:
-        return Answer(sent, time.monotonic(), None, error=repr(exc))
+        return Answer(sent, time.monotonic(), None, error=repr(exc), request=request)
     result = data.get("result") or {}
     return Answer(
         sent,
@@ -331,6 +332,7 @@ def send(port: int, merchant: Any, path: str, fields: dict[str, str]) -> Answer:
         payment_id=str(data.get("id", "")),
         mtid=fields.get("merchantTransactionId", ""),
         json=True,
+        request=request,
     )
 
 
