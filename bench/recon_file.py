@@ -135,9 +135,9 @@ def fill(day: date, count: int) -> None:
     """N payments of the bench merchant in the business day `day`, and a settlement item each."""
     from django.db import connection, transaction
 
+    from core.business_day import business_day_bounds
     from payments.models import Payment
     from reconciliation.models import SettlementItem, SettlementRun
-    from reconciliation.settlement import business_day_bounds
 
     merchant = recon_merchant()
     start, end = business_day_bounds(day)

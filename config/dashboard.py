@@ -10,17 +10,17 @@ from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
+from core.business_day import business_day_bounds, business_day_of, last_business_day
 from core.models import OutboxMessage, OutboxStatus
 from payments.models import Payment
 from payments.selectors import declines_by_code, payment_figures
 from reconciliation.models import Chargeback, ReconFile, SettlementRun
-from reconciliation.settlement import last_business_day
 
 
 def dashboard(now: Any = None) -> dict[str, Any]:
     now = now or timezone.now()
-    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    payments = Payment.objects.filter(created_at__gte=today)
+    start, end = business_day_bounds(business_day_of(now))  # the portal's Today, settlement's day
+    payments = Payment.objects.filter(created_at__gte=start, created_at__lt=end)
     day = last_business_day(now)
     runs = SettlementRun.objects.filter(day=day)
     return {

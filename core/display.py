@@ -84,7 +84,7 @@ def result_html(code: str, stored: str = "") -> SafeString:
         '<span class="result result-{}" title="{}"><span class="code">{}</span> '
         '<span class="words">{}</span></span>',
         outcome(code),
-        results.family_of(code).replace("_", " "),
+        results.FAMILY_NAMES.get(results.family_of(code), results.family_of(code)),
         code,
         result_description(code, stored),
     )

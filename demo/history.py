@@ -1,6 +1,6 @@
 """The demo's recent past: a few payments of the demo merchant on each of the previous business
 days, settled and filed, so a fresh `make run` shows money out (Settlements, Daily files,
-getSettleSummary, the reports) and thirty days of charts, not empty pages.
+getSettleSummary, the reports) and charts with more than one day, not empty pages.
 
 The payments go through the payment services and the simulator like any other (approvals, a
 decline, a capture of a PA, a refund, a reversal), then are dated to the business day they
@@ -18,6 +18,7 @@ from decimal import Decimal
 from django.utils import timezone
 
 from core import idempotency
+from core.business_day import business_day_bounds, last_business_day
 from merchants.models import Entity, Merchant
 from payments.models import Payment, TransactionSource
 from payments.services import (
@@ -32,7 +33,6 @@ from payments.services import (
 )
 from payments.services.types import PaymentOutcome
 from reconciliation.recon.generate import recon_file_generate
-from reconciliation.settlement import business_day_bounds, last_business_day
 
 DAYS = 3  # the previous business days the demo fills
 VISA, MASTER, NO_FUNDS = "4200000000000000", "5454545454545454", "4000000000009995"

@@ -148,6 +148,7 @@ class OTPChallenge(models.Model):
     expires_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = "one-time password"
         indexes = [models.Index(fields=["client_id", "transaction_id"], name="otp_client_txn")]
         constraints = [
             models.CheckConstraint(

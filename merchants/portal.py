@@ -201,6 +201,10 @@ def developers(request: HttpRequest) -> HttpResponse:
                 entity=merchant.entity, overlap=overlap_form.chosen_overlap(), changed_by=actor
             )
             messages.success(request, f"A new API token: {_overlap_note(merchant.entity)}")
+        elif not request.POST.get("overlap"):
+            # Setting a token is one form, so the choice of overlap is its confirmation: there
+            # is no default that ends the live token unasked.
+            context["errors"]["set_overlap"] = "Choose how long the old token keeps working."
         else:
             chosen = request.POST.get("token", "")
             problem = token_problem(chosen)

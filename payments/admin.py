@@ -48,7 +48,7 @@ class ResultFamilyFilter(admin.SimpleListFilter):
         )
         present = {results.family_of(code) for code in codes}
         names = [name for name, _ in results.FAMILIES] + [UNCLASSIFIED]
-        return [(name, name) for name in names if name in present]
+        return [(name, results.FAMILY_NAMES.get(name, name)) for name in names if name in present]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Payment]) -> QuerySet[Payment]:
         value = self.value()
@@ -102,7 +102,7 @@ def _referenced_label(payment: Payment, by_id: dict[str, Payment]) -> str:
     referenced = by_id.get(payment.referenced_id or "")
     if referenced is None:
         return ""
-    return f"{referenced.payment_type} …{referenced.pk[-6:]}"
+    return f"{payment_type_name(referenced.payment_type)} …{referenced.pk[-6:]}"
 
 
 def _figure(value: tuple[Decimal | None, str], currency: str) -> SafeString:
@@ -291,7 +291,8 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="family")
     def result_family(self, obj: Payment) -> str:
-        return results.family_of(obj.result_code)
+        family = results.family_of(obj.result_code)
+        return results.FAMILY_NAMES.get(family, family)
 
     @admin.display(description="data")
     def data_display(self, obj: Payment) -> SafeString:
@@ -316,7 +317,7 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
             "<td>{}</td><td>{}</td><td>{}</td></tr>",
             (
                 (
-                    op.payment_type,
+                    code_with_name(op.payment_type, payment_type_name(op.payment_type)),
                     _change_url(op),
                     op.pk,
                     _referenced_label(op, by_id),

@@ -27,6 +27,8 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from pygal.style import Style
 
+from core.business_day import business_day_bounds, business_day_of
+from core.business_day import zone as business_day_zone
 from core.cards import masked_parts
 from core.csvstream import csv_lines, csv_response
 from core.errors import ApplicationError
@@ -91,23 +93,30 @@ def overview(request: HttpRequest) -> HttpResponse:
     """Today's and this month's figures and four charts over 30 days, all from the selectors'
     definitions of sales, approval rate and declines (payments.selectors)."""
     merchant = request.merchant  # type: ignore[attr-defined]
-    now = timezone.now()
-    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    # Today is the business day settlement counts (core.business_day: SETTLEMENT_TIME_ZONE and
+    # SETTLEMENT_CUTOFF), this month from the first business day of its month; the charts' days
+    # are dates in the settlement time zone.
+    today = business_day_of(timezone.now())
+    start, end = business_day_bounds(today)
+    month_start = business_day_bounds(today.replace(day=1))[0]
     mine = Payment.objects.filter(merchant=merchant)
-    since = today - timedelta(days=29)
-    recent = mine.filter(created_at__gte=since)
-    days = [(since + timedelta(days=n)).date() for n in range(30)]
-    currency = next((row["currency"] for row in sales_by_currency(recent)), "EUR")
+    days = [today - timedelta(days=n) for n in range(29, -1, -1)]
+    recent = mine.filter(created_at__gte=business_day_bounds(days[0])[0], created_at__lt=end)
+    # The chart's currency is the one the merchant sells in most (by count: 1500 JPY is no
+    # bigger a business than 240 EUR).
+    by_currency = sales_by_currency(recent)
+    currency = max(by_currency, key=lambda row: row["count"])["currency"] if by_currency else "EUR"
+    local_day = TruncDate("created_at", tzinfo=business_day_zone())
     sales_per_day = {
         row["day"]: row["amount"]
         for row in payment_sales(recent.filter(currency=currency))
-        .annotate(day=TruncDate("created_at"))
+        .annotate(day=local_day)
         .values("day")
         .annotate(amount=Sum("sale_amount"))
     }
     decided_per_day = {
         row["day"]: approval_rate(row["approved"], row["declined"])
-        for row in recent.annotate(day=TruncDate("created_at"))
+        for row in recent.annotate(day=local_day)
         .values("day")
         .annotate(
             approved=Count("pk", filter=approved_q()),
@@ -142,8 +151,8 @@ def overview(request: HttpRequest) -> HttpResponse:
         declines.add(family, [row["n"] if row["family"] == family else None for row in found])
     context = {
         "title": "Overview",
-        "today": payment_figures(mine.filter(created_at__gte=today)),
-        "month": payment_figures(mine.filter(created_at__gte=today.replace(day=1))),
+        "today": payment_figures(mine.filter(created_at__gte=start, created_at__lt=end)),
+        "month": payment_figures(mine.filter(created_at__gte=month_start, created_at__lt=end)),
         "charts": [_svg(volume), _svg(approval), _svg(brands), _svg(declines)],
         "declines": found,
     }

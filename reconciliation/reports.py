@@ -22,6 +22,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from core.business_day import business_day_bounds
 from core.cards import masked_parts
 from core.display import amount_text
 from core.fields.codes import numeric_currency
@@ -29,7 +30,6 @@ from merchants.models import Merchant
 from payments.models import Payment, PaymentState
 
 from .models import Chargeback, SettlementItem, SettlementRun
-from .settlement import business_day_bounds
 
 Record = dict[str, str]
 

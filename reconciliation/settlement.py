@@ -19,21 +19,21 @@ the rest of the day brings is missing. `settle` refuses such a day unless asked
 (--before-cutoff), the portal and the admin mark the run, and the run of the day after its
 cut-off (beat's, or any later re-run) replaces it and is final.
 
-The business day and its cut-off are in SETTLEMENT_TIME_ZONE; with SETTLEMENT_CUTOFF hh:mm the
-business day D ends at D hh:mm (or at midnight after D for 00:00) and begins where D-1 ends.
+The business day and its cut-off are core.business_day's (SETTLEMENT_TIME_ZONE and
+SETTLEMENT_CUTOFF), the one definition the portal's and the dashboard's "Today" use too.
 """
 
 import logging
 from collections.abc import Iterable, Iterator
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
-from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from core.business_day import business_day_bounds
 from core.errors import ApplicationError
 from core.fields.codes import minor_units
 from merchants.lock_objects import merchant_lock
@@ -54,19 +54,6 @@ KINDS = {
     PaymentType.PR: REFUND,
     PaymentType.CD: CREDIT,
 }
-
-
-def business_day_bounds(day: date) -> tuple[datetime, datetime]:
-    zone = ZoneInfo(settings.SETTLEMENT_TIME_ZONE)
-    hours, minutes = (int(part) for part in settings.SETTLEMENT_CUTOFF.split(":"))
-    cutoff = time(hours, minutes)
-
-    def end_of(d: date) -> datetime:
-        if cutoff == time(0, 0):
-            return datetime.combine(d + timedelta(days=1), cutoff, tzinfo=zone)
-        return datetime.combine(d, cutoff, tzinfo=zone)
-
-    return end_of(day - timedelta(days=1)), end_of(day)
 
 
 def _round(amount: Decimal, currency: str) -> Decimal:
@@ -243,16 +230,6 @@ def _each(
             if failures is not None:
                 failures.append((merchant.merchant_id, exc.description))
     return runs
-
-
-def last_business_day(now: datetime) -> date:
-    """The latest business day whose cut-off has passed at `now`."""
-    zone = ZoneInfo(settings.SETTLEMENT_TIME_ZONE)
-    local = now.astimezone(zone).date()
-    for candidate in (local, local - timedelta(days=1), local - timedelta(days=2)):
-        if business_day_bounds(candidate)[1] <= now:
-            return candidate
-    return local - timedelta(days=2)
 
 
 def settle_unsettled(

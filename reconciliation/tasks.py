@@ -5,11 +5,12 @@ from datetime import date
 from celery import group, shared_task
 from django.utils import timezone
 
+from core.business_day import business_day_bounds, last_business_day
 from merchants.models import Entity
 
 from .models import ReconFile
 from .recon.generate import entities_of_day, recon_file_generate
-from .settlement import business_day_bounds, last_business_day, settle_day
+from .settlement import settle_day
 
 
 @shared_task(name="reconciliation.settle_last_day", ignore_result=True)

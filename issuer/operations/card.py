@@ -6,7 +6,7 @@ from typing import Any
 
 from core import results
 from core.errors import ApplicationError, ParameterError
-from core.fields import UN, Amount, Choice, Month, N
+from core.fields import UN, Amount, Choice, Month, N, Year
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given
 
 from .. import results as issuer_results
@@ -269,7 +269,7 @@ card(
         [
             CARD_REFERENCE,
             F("expiryMonth", Month(), OPTIONAL),
-            F("expiryYear", N(4, min=4), OPTIONAL),
+            F("expiryYear", Year(), OPTIONAL),
         ]
     ),
     "NA for both products: always not applicable (a new expiry is a Replacement SAME)",

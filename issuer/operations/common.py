@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from core.fields import AN, Amount, Choice, Country, Currency, Month, N
+from core.fields import AN, Amount, Choice, Country, Currency, Month, N, Year
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given, together
 
 from ..cards import money, services
@@ -51,7 +51,7 @@ EXPIRY_MONTH = F(
     OPTIONAL,
     meaning="MM, with expiryYear: checked against the card's",
 )
-EXPIRY_YEAR = F("expiryYear", N(4, min=4), OPTIONAL, meaning="YYYY, with expiryMonth")
+EXPIRY_YEAR = F("expiryYear", Year(), OPTIONAL, meaning="YYYY, with expiryMonth")
 EXPIRY_RULES = [together("expiryMonth", "expiryYear")]
 
 

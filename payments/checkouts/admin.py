@@ -4,9 +4,12 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.safestring import SafeString
 
-from core.admin import ReadOnlyMixin
+from core.admin import ReadOnlyMixin, amount_column
+from core.display import code_with_name
 
+from ..models import payment_type_name
 from .models import Checkout
 
 
@@ -16,9 +19,8 @@ class CheckoutAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "id",
         "created_at",
         "merchant",
-        "payment_type",
-        "amount",
-        "currency",
+        "type_shown",
+        "amount_shown",
         "status",
         "expires_at",
         "payment",
@@ -29,6 +31,12 @@ class CheckoutAdmin(ReadOnlyMixin, admin.ModelAdmin):
     ordering = ("-created_at",)
     date_hierarchy = "created_at"
     list_per_page = 50
+
+    amount_shown = amount_column("amount", "amount", with_currency=True)
+
+    @admin.display(description="type", ordering="payment_type")
+    def type_shown(self, obj: Checkout) -> SafeString:
+        return code_with_name(obj.payment_type, payment_type_name(obj.payment_type))
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields]

@@ -28,11 +28,12 @@ from django.core.files import File
 from django.core.files.storage import storages
 from django.db import connection, transaction
 
+from core.business_day import business_day_bounds
 from merchants.models import Entity, EntityType, Merchant
 from payments.selectors import payment_file_rows
 
 from ..models import ReconFile
-from ..settlement import business_day_bounds, settle_unsettled
+from ..settlement import settle_unsettled
 from .layout import HEADER, RECORD_LENGTH, TRAILER, format_record
 from .sql import Dialect, chargebacks_query, payments_query
 from .write import file_name

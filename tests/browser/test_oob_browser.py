@@ -194,3 +194,24 @@ def test_a_second_tap_does_not_change_the_answer(phone: Tab, live_server):
     shows(phone.page, "Payment approved", "You approved this payment. You can close this page.")
     assert len(phone.posts_to(url)) == 1
     assert stored(auth_id).status == OOBStatus.SUCCESS
+
+
+def test_the_deadline_is_shown_in_the_cardholders_time_zone(browser, live_server):
+    """Issue 25: "Answer by" in the phone's own time zone (as the checkout's expiry); the server's
+    text says UTC, for a browser without JavaScript, and stays on hover."""
+    from datetime import UTC
+    from zoneinfo import ZoneInfo
+
+    tab = Tab(browser, viewport=PHONE, phone=True, timezone_id="Asia/Tokyo")
+    try:
+        auth_id, url = start(live_server)
+        expires = stored(auth_id).expires_at.astimezone(UTC)
+        open_request(tab.page, url)
+        shown = tab.page.locator("#deadline time")
+        expect(shown).to_have_attribute("data-localised", "true")
+        expect(shown).to_contain_text(f"{expires.astimezone(ZoneInfo('Asia/Tokyo')):%I:%M %p}")
+        expect(shown).not_to_contain_text("UTC")
+        expect(shown).to_have_attribute("title", f"{expires:%Y-%m-%d %H:%M:%S} UTC")
+        assert tab.page_errors == []
+    finally:
+        tab.close()

@@ -57,7 +57,6 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     page.select_option("#id_payment_type", "DB")
     page.click("button:has-text('Filter')")
     expect(page.locator(".count")).to_have_text("4 payments")
-    screenshot(desk, "portal-transactions.png")
     with page.expect_download() as download:
         page.click("text=Export CSV")
     lines = open(download.value.path(), encoding="utf-8").read().splitlines()  # noqa: SIM115
@@ -68,7 +67,6 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     page.click("tbody a")
     expect(page.locator("h1")).to_have_text(f"Payment {refund.pk}")
     expect(page.locator("table.chain tbody tr")).to_have_count(2)  # the debit, its refund
-    screenshot(desk, "portal-transaction.png")
 
     from django.utils import timezone
 
@@ -274,6 +272,20 @@ def test_transactions_in_words_at_1280_pixels(live_server: Any, screen: Tab, day
         assert set(cells.evaluate_all(LINES)) == {1}, column
         assert not any(cells.evaluate_all(CUT)), column
     assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
+    screenshot(screen, "portal-transactions.png")
+
+    # A refund of a capture is in the chain of the preauthorization it captured.
+    capture = Payment.objects.get(referenced_id=day.ids["captured"], payment_type="CP")
+    merchant = day.merchant
+    payer = Payer(
+        SpecClient(merchant.entity.plain_token, merchant.entity.entity_id, "MERCHANT"), merchant
+    )
+    assert code(payer.ref("RF", capture.pk, "15.00")) == "000.000.000"
+    page.goto(f"{live_server.url}/portal/transactions/{day.ids['captured']}/")
+    chain = page.locator("table.chain tbody tr")
+    expect(chain).to_have_count(3)  # the preauthorization, its capture, the capture's refund
+    expect(chain.nth(2)).to_contain_text("refund")
+    screenshot(screen, "portal-transaction.png")
     page.click(".bar nav >> text=Daily files")
     page.click("text=The file's layout")
     expect(page.locator("h1")).to_have_text("The daily file's layout")

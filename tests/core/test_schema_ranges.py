@@ -211,3 +211,39 @@ def test_the_issuers_seconds_reach_the_maximum_they_describe():
     for refused in ("59", "2592001", "0"):
         with pytest.raises(ValueError, match="from 60 to 2592000"):
             expiry.parse(refused)
+
+
+def test_every_expiry_year_and_mmyy_of_the_api_is_a_real_date(rendered):
+    """The issuer's `expiryYear` (Purchase, Verification, ExpiryDateUpdate) was `N4`, which took
+    0000, and a token's `tokenInfo.tokenExpiry` (MMYY) admitted month 13: a year is 1900 to
+    2099 like the payments', and MMYY starts with a month."""
+    _, document = rendered
+    years = [
+        (where, node)
+        for where, node in walk(document["components"], "#/components")
+        if where.rsplit("/", 1)[-1] in ("expiryYear", "card.expiryYear")
+        and node.get("type") == "string"
+    ]
+    assert len(years) > 5
+    for where, node in years:
+        check = jsonschema_rs.Draft202012Validator({"type": "string", **node})
+        assert [check.is_valid(v) for v in ("0000", "1899", "2030", "2100")] == [
+            False,
+            False,
+            True,
+            False,
+        ], where
+    mmyy = [
+        node
+        for where, node in walk(document["components"], "#/components")
+        if where.endswith("/tokenExpiry") and node.get("type") == "string"
+    ]
+    assert mmyy
+    for node in mmyy:
+        check = jsonschema_rs.Draft202012Validator({"type": "string", **node})
+        assert [check.is_valid(v) for v in ("0030", "0130", "1230", "1330")] == [
+            False,
+            True,
+            True,
+            False,
+        ]

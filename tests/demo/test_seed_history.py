@@ -14,12 +14,12 @@ from django.conf import settings
 from django.core.management import call_command
 from django.utils import timezone
 
+from core.business_day import business_day_bounds
 from demo.history import DAYS, history_days
 from merchants.models import Merchant
 from payments.models import Payment
 from payments.selectors import payment_sales
 from reconciliation.models import ReconFile, SettlementRun
-from reconciliation.settlement import business_day_bounds
 from tests.conftest import SpecClient
 
 pytestmark = pytest.mark.django_db

@@ -34,11 +34,12 @@ from django.db import connection
 from django.utils import timezone
 
 from bench.recon_file import insert_payments
+from core.business_day import business_day_bounds, last_business_day
 from merchants.models import Merchant
 from payments.models import Payment
 from reconciliation.models import FeePlan, FeeRule, ReconFile, SettlementItem, SettlementRun
 from reconciliation.recon.generate import recon_file_generate, storage
-from reconciliation.settlement import business_day_bounds, last_business_day, settle_day
+from reconciliation.settlement import settle_day
 from tests.factories import MerchantFactory, ParticipatorFactory
 from tests.faults.tools import (
     RedisServer,

@@ -11,6 +11,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from core.business_day import business_day_bounds
 from payments.models import Payment
 from payments.selectors import (
     approval_rate,
@@ -19,7 +20,7 @@ from payments.selectors import (
     payment_figures,
     payment_sales,
 )
-from reconciliation.settlement import business_day_bounds, settlement_run
+from reconciliation.settlement import settlement_run
 from tests.conftest import code
 from tests.payments.conftest import NO_FUNDS
 from tests.payments.threeds_helpers import threeds_fields
@@ -124,3 +125,32 @@ def test_a_merchants_first_pending_payment_has_no_approval_rate(client, merchant
     sign_in(client, "figures-admin")
     figures = client.get("/portal/").content.decode().split("Approval rate", 1)[1][:80]
     assert "–" in figures and "0.0 %" not in figures  # nothing decided yet
+
+
+def test_today_is_the_business_day_settlement_counts(
+    client, admin_client, merchant, payer, settings
+):
+    """With a cut-off that is not midnight, the overview's and the dashboard's Today are the
+    business day settlement counts (core.business_day), not the UTC calendar day: a sale made a
+    second before the day's start is yesterday's, one a second after it today's."""
+    from datetime import timedelta
+
+    from core.business_day import business_day_of
+
+    now = timezone.now()
+    settings.SETTLEMENT_TIME_ZONE = "UTC"
+    settings.SETTLEMENT_CUTOFF = f"{now - timedelta(hours=3):%H:%M}"
+    day = business_day_of(now)
+    start, _ = business_day_bounds(day)
+    before = payer.pay("DB", "11.00").json()["id"]
+    after = payer.pay("DB", "22.00").json()["id"]
+    Payment.objects.filter(pk=before).update(created_at=start - timedelta(seconds=1))
+    Payment.objects.filter(pk=after).update(created_at=start + timedelta(seconds=1))
+    portal_user(merchant, "figures-admin")
+    sign_in(client, "figures-admin")
+    today = client.get("/portal/").content.decode().split("This month", 1)[0]
+    dashboard = admin_client.get("/admin/").content.decode()
+    for page in (today, dashboard):
+        assert "22.00 EUR (1)" in page, page
+    run = settlement_run(merchant=merchant, day=day)
+    assert (run.sales_amount, run.sales_count) == (Decimal("22.00"), 1)

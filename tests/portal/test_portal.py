@@ -160,11 +160,14 @@ def test_the_api_token_is_rotated_or_set(client, shop, merchant):
     assert merchant_inquiry(merchant, old).status_code == 401
     assert merchant_inquiry(merchant, new).status_code == 200
     assert new not in client.get("/portal/developers/").content.decode()  # shown once
-    weak = client.post("/portal/developers/", {"action": "set", "token": "a" * 40})
+    weak = client.post("/portal/developers/", {"action": "set", "token": "a" * 40, "overlap": "0"})
     assert weak.status_code == 400 and "not random enough" in weak.content.decode()
-    short = client.post("/portal/developers/", {"action": "set", "token": "Ab1!"})
+    short = client.post("/portal/developers/", {"action": "set", "token": "Ab1!", "overlap": "0"})
     assert short.status_code == 400 and "32 to 128" in short.content.decode()
     chosen = "Zq8#mW2$rT5&yU9*pL3@kH7!cV1^bN4%xJ6"
+    unasked = client.post("/portal/developers/", {"action": "set", "token": chosen})
+    assert unasked.status_code == 400 and "Choose how long" in unasked.content.decode()
+    assert merchant_inquiry(merchant, new).status_code == 200  # nothing changed
     done = client.post("/portal/developers/", {"action": "set", "token": chosen, "overlap": "0"})
     assert done.status_code == 200 and chosen not in done.content.decode()
     assert merchant_inquiry(merchant, new).status_code == 401
@@ -232,7 +235,8 @@ def test_a_provisional_run_is_marked_in_the_portal_and_the_admin(
 ):
     from django.utils import timezone
 
-    from reconciliation.settlement import business_day_bounds, settlement_run
+    from core.business_day import business_day_bounds
+    from reconciliation.settlement import settlement_run
 
     today = timezone.now().date()
     settlement_run(merchant=merchant, day=today)  # before the day's cut-off

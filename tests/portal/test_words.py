@@ -186,3 +186,43 @@ def test_the_admins_token_list_names_status_and_suspenders(admin_client, day):
     assert day.tur in page  # the whole reference
     row = page.split(day.tur, 1)[1].split("</tr>", 1)[0]
     assert '<td class="field-status_display">Suspended' in row and "(ISSUER)</td>" in row
+
+
+def test_the_admin_names_families_and_types_in_words(admin_client, day):
+    """The result-family filter, a payment's family and its chain speak the result-code table's
+    and the type's names, not `rejected_external_bank` or a bare `CP`."""
+    listed = admin_client.get("/admin/payments/payment/").content.decode()
+    assert "external bank declines" in listed
+    assert (
+        ">rejected_external_bank<" not in listed and 'title="rejected external bank"' not in listed
+    )
+    declined = admin_client.get(
+        f"/admin/payments/payment/{day.ids['declined']}/change/"
+    ).content.decode()
+    assert "external bank declines" in declined and ">rejected_external_bank<" not in declined
+    chain = admin_client.get(
+        f"/admin/payments/payment/{day.ids['captured']}/change/"
+    ).content.decode()
+    assert '<span class="code">CP</span> capture' in chain
+    assert "preauthorization …" in chain  # the capture refers to its preauthorization by name
+
+
+def test_the_checkout_admin_shows_the_type_by_name_and_the_amount_by_its_currency(
+    admin_client, enrolled
+):
+    from payments.checkouts.models import Checkout
+
+    Checkout.objects.create(
+        merchant=enrolled,
+        entity=enrolled.entity,
+        entity_type="MERCHANT",
+        merchant_transaction_id="yen-checkout",
+        shopper_result_url="https://shop.example.com/result",
+        payment_type="DB",
+        amount=Decimal("1500"),
+        currency="JPY",
+        expires_at=timezone.now(),
+    )
+    page = admin_client.get("/admin/payments/checkout/").content.decode()
+    assert '<span class="code">DB</span> debit' in page
+    assert "1500 JPY" in page and "1500.00" not in page

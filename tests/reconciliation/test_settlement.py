@@ -10,11 +10,12 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.business_day import business_day_bounds
 from core.errors import ApplicationError
 from payments.models import Payment
 from reconciliation import services
 from reconciliation.models import SettlementItem, SettlementRun
-from reconciliation.settlement import business_day_bounds, settlement_run
+from reconciliation.settlement import settlement_run
 from tests.conftest import code
 
 pytestmark = pytest.mark.django_db
@@ -164,7 +165,7 @@ def test_a_provisional_run_is_settled_again_for_the_daily_file(merchant, payer, 
 def test_the_beat_task_settles_the_last_day_whose_cutoff_passed(merchant, day_of_payments):
     from datetime import UTC, datetime
 
-    from reconciliation.settlement import last_business_day
+    from core.business_day import last_business_day
     from reconciliation.tasks import settle_last_day
 
     noon = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)

@@ -112,6 +112,7 @@ ADDITIONAL_DATA = [
     F("additionalData.issuerName", AN(64), attr="card_art.issuer_name"),
     F("additionalData.shortDescription", AN(64), attr="card_art.short_description"),
 ]
+TOKEN_EXPIRY = AN(4, min=4, pattern=r"(0[1-9]|1[0-2])[0-9]{2}", what="MMYY", example="1230")
 STATUS_TIMESTAMP = AN(
     24,
     pattern=r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z",
@@ -125,7 +126,7 @@ TOKEN_ANSWER = Table(
         F("suspendedBy", Choice(tuple(Suspender.values)), meaning="a list; only when SUSPENDED"),
         F("statusTimestamp", STATUS_TIMESTAMP),
         F("tokenInfo.tokenPanSuffix", N(4, min=4), attr="token_pan_suffix"),
-        F("tokenInfo.tokenExpiry", N(4, min=4), attr="token_expiry", meaning="MMYY"),
+        F("tokenInfo.tokenExpiry", TOKEN_EXPIRY, attr="token_expiry", meaning="MMYY"),
         F("tokenInfo.brand", Choice(BRANDS), attr="brand"),
         F("tokens[n].tokenUniqueReference", TUR),
         F("tokens[n].status", Choice(tuple(TokenStatus.values))),

@@ -22,9 +22,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from tqdm import tqdm
 
+from core.business_day import business_day_bounds
 from merchants.models import Entity
 from reconciliation.recon.generate import count_details, recon_file_generate, storage
-from reconciliation.settlement import business_day_bounds
 
 
 class Command(BaseCommand):

@@ -13,10 +13,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.business_day import business_day_bounds
 from core.display import amount_text
 from core.errors import ApplicationError
 from merchants.models import Merchant
-from reconciliation.settlement import business_day_bounds, day_ended, settle_day, settlement_run
+from reconciliation.settlement import day_ended, settle_day, settlement_run
 
 
 class Command(BaseCommand):
