@@ -173,6 +173,16 @@ def worker_pids(master_pid: int) -> list[int]:
     return [int(pid) for pid in children.read_text().split()] if children.exists() else []
 
 
+def wait_workers(proc: subprocess.Popen[bytes], workers: int, timeout: float) -> None:
+    """Until the master has forked all its workers: /healthz answers as soon as the first one
+    serves, and a caller that records the workers' pids wants every one of them."""
+    deadline = time.monotonic() + timeout
+    while len(worker_pids(proc.pid)) < workers:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"gunicorn did not start its {workers} workers within {timeout} s")
+        time.sleep(0.05)
+
+
 @dataclass
 class Server:
     port: int
@@ -206,6 +216,7 @@ def gunicorn(
     try:
         try:
             wait_healthy(port, proc, health_timeout)
+            wait_workers(proc, workers, health_timeout)
         except RuntimeError as exc:
             raise RuntimeError(f"{exc}\n{log_path.read_text()[-3000:]}") from None
         yield Server(port, proc)

@@ -14,6 +14,8 @@ log (imported by issuer.models).
   journal or hold it made, and what the limits count.
 """
 
+import re
+
 from django.db import models
 from django.db.models import Q
 
@@ -22,9 +24,18 @@ from core.lifecycle import Lifecycle
 
 from ..ledger.models import Hold, Journal, LedgerAccount
 
+# Twelve digits in a row could be taken for a card number (the API refuses one in any reference
+# field): a reference never has them, so none the issuer gives is ever refused when sent back.
+_CARD_LIKE_DIGITS = re.compile(r"[0-9]{12}")
+
 
 def reference(prefix: str) -> str:
-    return f"{prefix}_{new_id()[:24]}"
+    """`prefix_` and 24 hex digits, drawn again (about 1 in 250 draws) while twelve of them in a
+    row are decimal digits."""
+    while True:
+        made = f"{prefix}_{new_id()[:24]}"
+        if not _CARD_LIKE_DIGITS.search(made):
+            return made
 
 
 def card_reference() -> str:

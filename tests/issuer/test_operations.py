@@ -946,3 +946,17 @@ def test_transaction_history_takes_the_edges_of_its_ranges(cards):
     )
     assert code(answer) in SUCCESS
     assert (answer["page"], answer["pageSize"]) == (1, 100)
+
+
+def test_no_reference_the_issuer_gives_looks_like_a_card_number(cards, monkeypatch):
+    """A cardReference of 24 hex digits holds twelve decimal digits in a row about once in 250
+    draws, and the API refuses a Luhn-valid run in any reference field (a card number): CI saw a
+    CardApplication's card refused when sent back. Such a draw is drawn again."""
+    from issuer.cards import models as card_models
+
+    draws = iter(["411111111111111100000000" + "0" * 8, "ab" * 16])
+    monkeypatch.setattr(card_models, "new_id", lambda: next(draws))
+    made = card_models.card_reference()
+    assert made == "crd_" + "ab" * 12
+    answer = call("customer", "CardInfoInquiry", cardReference="crd_4111111111111111aaaaaaaa")
+    assert code(answer) == "200.300.404"  # what the first draw would have met
