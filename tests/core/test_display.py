@@ -80,7 +80,7 @@ def test_result_html_puts_the_words_beside_the_code_escaped():
         '<span class="result result-pending" title="pending"><span class="code">000.200.000'
         '</span> <span class="words">pending &lt;b&gt;3-D Secure&lt;/b&gt;</span></span>'
     )
-    assert 'title="rejected external bank"' in display.result_html("800.100.203")
+    assert 'title="external bank declines"' in display.result_html("800.100.203")
     assert display.result_html("") == ""
 
 

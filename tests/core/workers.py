@@ -121,6 +121,12 @@ def celery_worker(
     )
     try:
         yield worker
+    except BaseException:
+        # What the worker said, beside the failure: a test that times out waiting shows why.
+        log.flush()
+        print(f"--- worker log (queue {queue}), last 6000 characters ---")
+        print(log_path.read_text(errors="replace")[-6000:])
+        raise
     finally:
         if worker.poll() is None:
             worker.kill()

@@ -1,6 +1,7 @@
 """Staff admin for payments: read-only pages, filters, search, the chain of referenced
 operations with its remaining amounts, and no card number on any page."""
 
+import re
 from typing import Any
 
 import pytest
@@ -81,7 +82,7 @@ def test_changelist_shows_payments_with_words_and_masked_card(admin_client, paye
         '</span> <span class="words">Transaction succeeded</span>' in page
     )
     assert (
-        '<span class="result result-not-approved" title="rejected external bank">'
+        '<span class="result result-not-approved" title="external bank declines">'
         '<span class="code">800.100.203</span> <span class="words">transaction declined '
         "(insufficient funds)</span>" in page
     )
@@ -242,13 +243,16 @@ def test_chain_of_a_pa_with_two_captures_and_a_refund(admin_client, payer):
         chain = page.split('<table class="payment-chain">', 1)[1].split("</table>", 1)[0]
         for payment_id in (pa, cp1, cp2, rf):
             assert f'<a href="{change_url(payment_id)}">{payment_id}</a>' in chain
-        assert [row.split("</td>", 1)[0] for row in chain.split("<tr><td>")[1:]] == [
+        # Each operation's type: its code with its name (issue 25: words, not codes).
+        types = [row.split("</td>", 1)[0] for row in chain.split("<tr><td>")[1:]]
+        assert [re.search(r'<span class="code">(\w+)</span>', t).group(1) for t in types] == [
             "PA",
             "CP",
             "CP",
             "RF",
         ]
-        assert f"CP …{cp1[-6:]}" in chain  # the refund names the capture it refunds
+        assert "</span> capture of a PA</span>" in types[1] and "</span> refund</span>" in types[3]
+        assert f"capture of a PA …{cp1[-6:]}" in chain  # the refund names the capture it refunds
         assert chain.count("this payment") == 1
         assert chain_figures(page) == {
             "Amount": "100.00 EUR",
