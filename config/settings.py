@@ -198,6 +198,8 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["core.auth.EntityTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "EXCEPTION_HANDLER": "core.errors.exception_handler",
+    # Per entity, after authentication (core/ratelimit.py; API_RATE_LIMIT, off when empty).
+    "DEFAULT_THROTTLE_CLASSES": ["core.ratelimit.EntityRateThrottle"],
     "DEFAULT_SCHEMA_CLASS": "core.schema.SpecAutoSchema",
     "UNAUTHENTICATED_USER": None,
 }
@@ -472,6 +474,11 @@ METRICS_WORKER_ADDRESS = env.str("METRICS_WORKER_ADDRESS", default="127.0.0.1")
 # /readyz answers 503 when the broker is down only with this set: by default a broker outage
 # degrades the node (payments go on, notifications wait in the outbox) without taking it out.
 READYZ_REQUIRES_BROKER = env.bool("READYZ_REQUIRES_BROKER", default=False)
+
+# --- Rate limiting (docs/operations.md, Rate limiting; core/ratelimit.py) ----------------------
+# What one entity (or the issuer API's client) may send per window: "100/s", "3000/m", "N/h".
+# Empty: no limit (the default: the platform cannot know a bank's traffic; set it in production).
+API_RATE_LIMIT = env.str("API_RATE_LIMIT", default="")
 
 LOGIN_URL = "/admin/login/"
 # Messages stay on the server: the admin shows one-time tokens in messages, which the default

@@ -49,3 +49,13 @@ def last_business_day(now: datetime) -> date:
         if business_day_bounds(candidate)[1] <= now:
             return candidate
     return local - timedelta(days=2)
+
+
+def parse_day(text: str, now: datetime) -> date:
+    """A command's --date: YYYY-MM-DD, or `today` / `yesterday`, the date in SETTLEMENT_TIME_ZONE
+    at `now`. ValueError for anything else."""
+    today = now.astimezone(zone()).date()
+    named = {"today": today, "yesterday": today - timedelta(days=1)}
+    if text in named:
+        return named[text]
+    return date.fromisoformat(text)

@@ -8,7 +8,8 @@ parameters 400 (`ParameterError`, with `result.parameterErrors` by dotted name);
 `error_answer(exc)` is the only place that turns an exception into a status, an envelope and
 headers. The DRF exception handler uses it; so do the JSON error pages of paths outside DRF and
 the issuer's JWE API, which encrypts the same envelope. DRF's and Django's own exceptions map to
-401 (800.900.300), 403 (800.900.301), 404, 400/405/413/415 (200.100.101). The database out of
+401 (800.900.300), 403 (800.900.301), 404, 429 (800.120.100, with `Retry-After`: core.ratelimit),
+400/405/413/415 (200.100.101). The database out of
 reach (Django's OperationalError or InterfaceError: refused, dropped, timed out) is HTTP 503,
 800.800.800, with `Retry-After`: the client retries, nothing of its request is half-written
 (docs/operations.md, "Faults"). Anything else is HTTP 500, 999.999.999, logged with the ndc; the
@@ -20,6 +21,7 @@ here, for errors raised outside a table.
 """
 
 import logging
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -240,6 +242,9 @@ def _framework(
         return 403, results.NOT_AUTHORIZED, _detail(exc), {}
     if isinstance(exc, drf.NotFound | Http404):
         return 404, results.RESOURCE_NOT_FOUND, None, {}
+    if isinstance(exc, drf.Throttled):  # core.ratelimit: the entity is over API_RATE_LIMIT
+        wait = str(math.ceil(exc.wait or 1))
+        return 429, results.RATE_LIMITED, None, {"Retry-After": wait}
     if isinstance(exc, RequestDataTooBig):
         return 413, results.INVALID_REQUEST, str(exc)[:255], {}
     if isinstance(exc, SuspiciousOperation):  # too many fields, bad encoding

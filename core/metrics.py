@@ -83,6 +83,12 @@ TASK_RUNS = Counter(PREFIX + "celery_task_runs", "Celery tasks started, by task 
 TASK_FAILURES = Counter(
     PREFIX + "celery_task_failures", "Celery tasks that raised, by task name.", ["task"]
 )
+RATE_LIMITED = Counter(
+    PREFIX + "rate_limited_requests",
+    "Requests refused with 429 because their entity (or the issuer API's client) was over "
+    "API_RATE_LIMIT, by endpoint group.",
+    ["group"],
+)
 ISSUER_PURCHASES = Counter(
     PREFIX + "issuer_purchases",
     "The issuer API's Purchase operations, by outcome: approved, declined (a decline of the "
@@ -130,6 +136,10 @@ def janitor_resolved(*, resolved: int, reversed: int, skipped: int) -> None:
 def notification_attempted(outcome: str) -> None:
     """One delivery attempt of an outbox message ("not due" after the call: superseded)."""
     NOTIFICATIONS.labels(outcome="superseded" if outcome == "not due" else outcome).inc()
+
+
+def rate_limited(group: str) -> None:
+    RATE_LIMITED.labels(group=group).inc()
 
 
 def task_started(task: str) -> None:

@@ -229,6 +229,16 @@ NOT_AUTHORIZED = _core(
     returned_by="every endpoint",
 )
 
+# --- rate limiting -----------------------------------------------------------------------------
+# The anchor's "rejected by throttling" (its risk-validation family): docs/operations.md, Rate
+# limiting; core/ratelimit.py.
+RATE_LIMITED = _core(
+    "800.120.100",
+    "rejected by throttling: too many requests of this entity; retry after Retry-After seconds",
+    http="429",
+    returned_by="every API endpoint, while the calling entity is over API_RATE_LIMIT",
+)
+
 # --- references ----------------------------------------------------------------------------------
 REFERENCE_NOT_FOUND = _core(
     "700.100.100",

@@ -32,6 +32,16 @@ class IssuerConfig(AppConfig):
             labels=("currency",),
         )
 
+        from .protocol.keys import active_key_ages
+
+        metrics.register_gauge(
+            metrics.PREFIX + "issuer_key_age_seconds",
+            "Age of the issuer's active signing (sig) and encryption (enc) key: rotate before "
+            "the bank's policy says (docs/runbook.md, Key rotation due).",
+            active_key_ages,
+            labels=("use",),
+        )
+
         # The issuer's card numbers are in the vault: rotation reaches them.
         from core import vault
         from core.cards import PAN_PURPOSE

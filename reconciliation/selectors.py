@@ -7,7 +7,7 @@ from django.db.models import Max
 from core.errors import NotFound
 
 from . import results
-from .models import ExchangeRate, ReconFile
+from .models import ExchangeRate, ReconFile, SettlementRun
 
 
 def rate_in_force(*, currency: str, on: date) -> ExchangeRate:
@@ -37,3 +37,12 @@ def recon_files_last_day() -> list[tuple[tuple[str, str], float]]:
         )
         for entity_id, production, last in rows
     ]
+
+
+def settlement_last_final_day() -> list[tuple[tuple[()], float]]:
+    """The latest business day with a final settlement run (any merchant), as the Unix time of
+    its start (UTC): the metrics' "settlement not run" gauge. None yet: no sample."""
+    last = SettlementRun.objects.filter(provisional=False).aggregate(last=Max("day"))["last"]
+    if last is None:
+        return []
+    return [((), datetime.combine(last, time(), tzinfo=UTC).timestamp())]

@@ -110,6 +110,9 @@ REFUSALS = {
     406: "The Accept header admits no JSON (200.100.101): every answer is JSON.",
     413: "The body is larger than the limit (200.100.101; docs/api.md, Limits).",
     415: "The body's Content-Type is neither form data nor JSON (200.100.101).",
+    429: "Too many requests of the calling entity in this window (800.120.100): retry after "
+    "`Retry-After` seconds (API_RATE_LIMIT, docs/operations.md, Rate limiting). Nothing is "
+    "written.",
     500: "An unexpected error (999.999.999); it is logged with the ndc.",
     503: "The platform's database cannot be reached now (800.800.800): retry after `Retry-After` "
     "seconds with the same merchantTransactionId (docs/operations.md, Faults).",
@@ -133,7 +136,7 @@ def refusals(ref: str, statuses: tuple[int, ...] = tuple(REFUSALS)) -> dict[str,
             headers["WWW-Authenticate"] = header('`Bearer realm="api"`')
         if status == 405:
             headers["Allow"] = header("The methods this path answers.")
-        if status == 503:
+        if status in (429, 503):
             headers["Retry-After"] = header("Seconds to wait before retrying.", pattern="^[0-9]+$")
         out[str(status)] = envelope_response(REFUSALS[status], ref, **headers)
     return out

@@ -7,6 +7,8 @@ The checks run in this order, each before anything else is read or decrypted:
    401 with `WWW-Authenticate: Bearer error="invalid_token"`, or a bare `Bearer` without one;
 2. the operation (issuer.operations): 404 when the catalogue has no such group/Operation;
 3. its scope among the token's: 403 `insufficient_scope`;
+   then the requestor's rate (API_RATE_LIMIT, core.ratelimit): 429 `too_many_requests` with
+   `Retry-After`, the description starting with the result code 800.120.100;
 4. the body: `application/jose` (415), at most ISSUER_MAX_JWE_BYTES (413), a compact JWE with
    RSA-OAEP-256 / A128GCM to a live issuer encryption key named by kid, decrypting to a JSON
    object (issuer.jwe): 400 `invalid_request` with the reason.
@@ -27,6 +29,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from jwcrypto import jwk
 
+from core import ratelimit, results
 from core.schema import documented
 
 from .. import operations
@@ -106,6 +109,18 @@ def operation_view(request: HttpRequest, group: str, operation: str) -> HttpResp
         claims = access_tokens.validate_access_token(token)
     except access_tokens.InvalidToken as exc:
         return _invalid_token(f"the access token is not valid: {exc}")
+    # Counted once the token is verified (core.ratelimit): per requestor, before any decryption.
+    wait = ratelimit.over_limit(
+        f"issuer:{claims.get('client_id') or claims.get('sub') or ''}", group="issuer_api"
+    )
+    if wait is not None:
+        refused = _error(
+            429,
+            "too_many_requests",
+            f"{results.RATE_LIMITED.code} {results.RATE_LIMITED.description}",
+            Retry_After=str(wait),
+        )
+        return refused
 
     op = operations.lookup(group, operation)
     if op is None:

@@ -87,6 +87,18 @@ def active_key(use: str) -> IssuerKey:
     return keys[0]
 
 
+def active_key_ages(*, now: datetime | None = None) -> list[tuple[tuple[str], float]]:
+    """(use,), seconds since the active key of each use was made; none for a use without a key
+    (the metrics' key age gauge)."""
+    now = now or datetime.now(UTC)
+    ages = []
+    for use in (SIG, ENC):
+        found = all_keys(use)
+        if found:
+            ages.append(((use,), (now - found[0].created).total_seconds()))
+    return ages
+
+
 def key_by_kid(use: str, kid: str) -> IssuerKey | None:
     return next((k for k in live_keys(use) if k.kid == kid), None)
 

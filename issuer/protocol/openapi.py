@@ -35,7 +35,13 @@ TOKEN_ERRORS = (
     "unsupported_grant_type",
     "invalid_scope",
 )
-API_ERRORS = ("invalid_request", "invalid_token", "insufficient_scope", "temporarily_unavailable")
+API_ERRORS = (
+    "invalid_request",
+    "invalid_token",
+    "insufficient_scope",
+    "temporarily_unavailable",
+    "too_many_requests",
+)
 # A compact JWS (three base64url parts) and a compact JWE (five; the key part may be empty).
 B64URL = "[A-Za-z0-9_-]*"
 JWS = rf"^{B64URL}\.{B64URL}\.{B64URL}$"
@@ -243,7 +249,8 @@ def api_operations() -> dict[str, dict[str, Any]]:
             "encryption key (kid from /.well-known/jwks.json) of a JSON object of the "
             "operation's fields; the answer a compact JWE to the requestor's registered RSA key "
             "of the platform's envelope (`result.code` is the outcome). Checked in order: the "
-            "access token (401), the operation (404), its scope (403), the media type (415), "
+            "access token (401), the requestor's rate (429), the operation (404), its scope (403), "
+            "the media type (415), "
             "the size (413), the JWE (400). See docs/issuer.md. The implemented operations:\n\n"
             + "\n".join(listing),
             "security": [{ACCESS_TOKEN_SCHEME: sorted({op.scope for op in implemented.values()})}],
@@ -309,6 +316,13 @@ def api_operations() -> dict[str, dict[str, Any]]:
                     both,
                 ),
                 "415": refusal("The body is not application/jose.", API_ERRORS),
+                "429": refusal(
+                    "too_many_requests: the requestor is over API_RATE_LIMIT in this window "
+                    "(800.120.100, docs/operations.md, Rate limiting); retry after `Retry-After` "
+                    "seconds. Checked once the access token is verified.",
+                    API_ERRORS,
+                    **{"Retry-After": header("Seconds to wait before retrying.")},
+                ),
                 "500": envelope(SERVER_ERROR),
                 "503": refusal(
                     "temporarily_unavailable: the requestor's registered JWK set cannot be read "

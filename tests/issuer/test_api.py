@@ -631,3 +631,29 @@ def test_a128gcm_initialization_vectors_are_96_bits(api):
         api.post(START, _encrypted_with_iv(start_payload(), b"\x01" * 12, tag_bytes=12)),
         "128 bits",
     )
+
+
+# --- rate limiting (issue 22, core/ratelimit.py) ------------------------------------------------
+
+
+def test_the_issuer_api_counts_per_requestor_after_its_token(
+    settings, monkeypatch, issuer_keys, make_requestor
+):
+    """Over API_RATE_LIMIT a requestor is answered 429 too_many_requests with Retry-After and the
+    result code, before anything is decrypted; another requestor goes on."""
+    from tests.core.test_rate_limit import own_counters
+
+    settings.API_RATE_LIMIT = "2/m"
+    own_counters(settings, monkeypatch)
+    api = Api(make_requestor("oob-client", scopes="START_OOB CHECK_OOB OTP"))
+    other = Api(make_requestor("other-client", scopes="START_OOB CHECK_OOB OTP"))
+    for _ in range(2):
+        assert api.raw(START, start_payload()).status_code == 200
+    refused = api.raw(START, start_payload())
+    assert refused.status_code == 429
+    assert refused.json()["error"] == "too_many_requests"
+    assert refused.json()["error_description"].startswith("800.120.100")
+    assert int(refused["Retry-After"]) >= 1
+    bad_token = api.post(START, "x", token="not.a.token")
+    assert bad_token.status_code == 401  # refused before it is counted
+    assert other.raw(START, start_payload()).status_code == 200

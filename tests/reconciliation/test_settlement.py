@@ -391,3 +391,25 @@ def test_chargebacks_never_exceed_what_is_left_of_the_sale(merchant, payer, plan
     with pytest.raises(ApplicationError, match="test mode") as refused:
         charge(test_mode, "8.00")
     assert refused.value.result.code == "700.550.210"
+
+
+def test_the_command_takes_yesterday_and_today_as_recon_file_does(merchant, day_of_payments):
+    """`settle --date yesterday` settles the previous business day (the runbook's command), and
+    `today` is refused like any day whose cut-off has not passed."""
+    from datetime import timedelta
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    yesterday = day_of_payments - timedelta(days=1)
+    Payment.objects.filter(merchant=merchant).update(
+        created_at=timezone.now() - timedelta(days=1)
+    )
+    out = StringIO()
+    call_command("settle", "--date", "yesterday", stdout=out)
+    assert SettlementRun.objects.get(merchant=merchant).day == yesterday
+    assert "1 settlement run(s)" in out.getvalue()
+    with pytest.raises(CommandError, match="has not ended"):
+        call_command("settle", "--date", "today", stdout=StringIO())
+    with pytest.raises(CommandError, match="not YYYY-MM-DD, yesterday or today"):
+        call_command("settle", "--date", "the day before", stdout=StringIO())

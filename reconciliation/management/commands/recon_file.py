@@ -13,16 +13,14 @@ exchange rate) is named on stderr and its records carry a reconciliation amount 
 """
 
 import sys
-from datetime import date, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from django.core.files.storage import FileSystemStorage
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from tqdm import tqdm
 
-from core.business_day import business_day_bounds
+from core.business_day import business_day_bounds, parse_day
 from merchants.models import Entity
 from reconciliation.recon.generate import count_details, recon_file_generate, storage
 
@@ -68,7 +66,7 @@ class Command(BaseCommand):
     ) -> None:
         now = timezone.now()
         try:
-            day = _parse(date, now)
+            day = parse_day(date, now)
         except ValueError:
             raise CommandError(f"--date {date!r} is not YYYY-MM-DD, yesterday or today") from None
         found = Entity.objects.filter(entity_id=entity).first()
@@ -108,14 +106,3 @@ class Command(BaseCommand):
         # a folder: the file's path; another storage (a bucket): its name there
         local = isinstance(files, FileSystemStorage)
         self.stdout.write(files.path(produced.path) if local else produced.path)
-
-
-def _parse(text: str, now: datetime) -> date:
-    """YYYY-MM-DD, or `today` / `yesterday`: the date in the settlement time zone at `now`."""
-    from django.conf import settings
-
-    today = now.astimezone(ZoneInfo(settings.SETTLEMENT_TIME_ZONE)).date()
-    named = {"today": today, "yesterday": today - timedelta(days=1)}
-    if text in named:
-        return named[text]
-    return date.fromisoformat(text)

@@ -12,8 +12,9 @@ from datetime import date
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
-from core.business_day import business_day_bounds
+from core.business_day import business_day_bounds, parse_day
 from core.display import amount_text
 from core.errors import ApplicationError
 from merchants.models import Merchant
@@ -24,7 +25,11 @@ class Command(BaseCommand):
     help = "Settle a business day (re-running a day gives the same figures)."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--date", required=True, help="YYYY-MM-DD")
+        parser.add_argument(
+            "--date",
+            required=True,
+            help="the business day: YYYY-MM-DD, or yesterday or today (in SETTLEMENT_TIME_ZONE)",
+        )
         parser.add_argument("--merchant", help="merchant.id (default: every merchant)")
         parser.add_argument(
             "--before-cutoff",
@@ -42,9 +47,9 @@ class Command(BaseCommand):
         **options: Any,
     ) -> None:
         try:
-            day = _parse(date)
+            day = parse_day(date, timezone.now())
         except ValueError:
-            raise CommandError(f"--date {date!r} is not YYYY-MM-DD") from None
+            raise CommandError(f"--date {date!r} is not YYYY-MM-DD, yesterday or today") from None
         if not day_ended(day) and not before_cutoff:
             raise CommandError(
                 f"the business day {day} has not ended (its cut-off is "
@@ -87,7 +92,3 @@ def _settle_one(merchant: Merchant, day: date, failures: list[tuple[str, str]]) 
     except ApplicationError as exc:
         failures.append((merchant.merchant_id, exc.description))
         return []
-
-
-def _parse(text: str) -> date:
-    return date.fromisoformat(text)
