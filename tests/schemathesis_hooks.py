@@ -190,3 +190,31 @@ def before_call(context: schemathesis.HookContext, case: schemathesis.Case, kwar
 def _valid(data: dict[str, Any], name: str, pattern: re.Pattern[str]) -> bool:
     value = data.get(name)
     return isinstance(value, str) and pattern.fullmatch(value) is not None
+
+
+@schemathesis.hook
+def after_call(context: schemathesis.HookContext, case: schemathesis.Case, response: Any) -> None:
+    """Each call of the stateful phase, one JSON line in SCHEMATHESIS_CALLS (when set): its
+    operation, status, result code and the fields it sent, for the test to see which links
+    were followed to a real object (a made-up id answers 404 or a not-found code)."""
+    calls = os.environ.get("SCHEMATHESIS_CALLS")
+    if not calls or case.meta is None or case.meta.phase.name.value != "stateful":
+        return
+    try:
+        code = response.json().get("result", {}).get("code", "")
+    except Exception:  # noqa: BLE001 - not JSON (a page, a JWE): no result code
+        code = ""
+    sent = case.query if case.method.upper() == "GET" else case.body
+    with open(calls, "a", encoding="utf-8") as out:
+        out.write(
+            json.dumps(
+                {
+                    "operation": case.operation.label,
+                    "status": response.status_code,
+                    "code": code,
+                    "fields": sorted(sent) if isinstance(sent, dict) else [],
+                    "path": case.path_parameters or {},
+                }
+            )
+            + "\n"
+        )

@@ -165,12 +165,45 @@ def documented_operations(schema: dict[str, Any]) -> set[str]:
     }
 
 
+# Operations the stateful phase must reach through the document's links, each with a real object:
+# a payment's inquiry and a payment referencing it (capture, refund), a registration's inquiry
+# and a payment with it, a scheme token read by its tokenUniqueReferences (GT, DT, GA).
+LINKED_OPERATIONS = (
+    "GET /pay/v3/payments/{payment_id}",
+    "POST /pay/v3/payments/{payment_id}",
+    "GET /pay/v3/registrations/{registration_id}",
+    "POST /pay/v3/registrations/{registration_id}/payments",
+    "POST /pay/v3/tokenize (tokenUniqueReferences)",
+)
+
+
+def stateful_calls_to_real_objects(calls: Path) -> set[str]:
+    """The stateful phase's calls (tests/schemathesis_hooks.py's after_call) that found what they
+    named: 2xx and no result code of the not-found family (700.100.1xx); a tokenize call counts
+    when it named a token by tokenUniqueReferences."""
+    found = set()
+    if not calls.exists():
+        return found
+    for line in calls.read_text().splitlines():
+        call = json.loads(line)
+        if not 200 <= call["status"] < 300 or call["code"].startswith("700.100.1"):
+            continue
+        operation = call["operation"]
+        if operation == "POST /pay/v3/tokenize":
+            if "tokenUniqueReferences" not in call["fields"]:
+                continue
+            operation += " (tokenUniqueReferences)"
+        found.add(operation)
+    return found
+
+
 def test_schemathesis_finds_no_server_error_and_no_answer_the_schema_does_not_describe(
     tmp_path, settings, server_keys
 ):
     settings.ISSUER_KEYS_DIR = tmp_path / "issuer-keys"
     credentials = seed_run(tmp_path)
     report = tmp_path / "report"
+    calls = tmp_path / "stateful-calls.jsonl"
     server_env = {
         **server_keys,
         "ISSUER_KEYS_DIR": str(settings.ISSUER_KEYS_DIR),
@@ -191,6 +224,7 @@ def test_schemathesis_finds_no_server_error_and_no_answer_the_schema_does_not_de
             **os.environ,
             "SCHEMATHESIS_HOOKS": "tests.schemathesis_hooks",
             "SCHEMATHESIS_CREDENTIALS": str(credentials),
+            "SCHEMATHESIS_CALLS": str(calls),
             "PYTHONPATH": str(ROOT),
         }
         started = time.monotonic()
@@ -214,5 +248,10 @@ def test_schemathesis_finds_no_server_error_and_no_answer_the_schema_does_not_de
     # The stateful phase ran and followed the document's links; the run used the fixed seed.
     links = re.search(r"API Links:\s+(\d+) covered", output)
     assert links is not None and int(links.group(1)) > 0, output[-5000:]
+    # ... over the payment, registration and token links to real objects (issue 22): an id the
+    # stateful phase took from an answer, answered with the object, not 404 or not-found.
+    followed = stateful_calls_to_real_objects(calls)
+    for operation in LINKED_OPERATIONS:
+        assert operation in followed, (operation, sorted(followed))
     fixed = tomllib.loads(CONFIG.read_text())["seed"]
     assert re.search(rf"^Seed: {fixed}$", output, re.M), output[-2000:]

@@ -29,7 +29,7 @@ from tests.issuer.conftest import (  # noqa: F401 - the issuer's fixtures, used 
     make_requestor,
 )
 from tests.issuer.test_api import Api
-from tests.payments.conftest import NO_FUNDS, VISA, Payer, card
+from tests.payments.conftest import MASTER, NO_FUNDS, VISA, Payer, card
 
 pytestmark = pytest.mark.django_db
 API_GROUPS = {"payments", "management", "tokenize", "recon"}
@@ -250,6 +250,15 @@ def test_a_whole_run_logs_no_card_number_cvv_pin_token_or_secret(
     assert code(api.post("/pay/v3/merchant/Inquiry", {"merchant.id": merchant.merchant_id},
                          mtid=False)) == "000.000.100"  # fmt: skip
 
+    # Tokenization: a card tokenized (CT) and paid with by its token.
+    tokenized = merchant_api.post(
+        "/pay/v3/tokenize",
+        {"merchant.id": merchant.merchant_id, "token.Type": "CT", **card(MASTER)},
+    )
+    assert code(tokenized) == "000.000.100", tokenized.json()
+    tur = tokenized.json()["tokenUniqueReference"]
+    assert code(payer.pay("DB", number=None, **{"card.token": tur})) == "000.000.000"
+
     # Issuing: an access token, a PIN change, a wrong PIN, the CVV2, a purchase with it.
     requestor = make_requestor("oob-client", scopes="CARD TRANSACTION")
     issuer = Api(requestor, scope="CARD TRANSACTION")
@@ -274,6 +283,7 @@ def test_a_whole_run_logs_no_card_number_cvv_pin_token_or_secret(
     secrets = {
         "the network card number": VISA,
         "the declined card number": NO_FUNDS,
+        "the tokenized card number": MASTER,
         "the issuer's card number": issuer_pan,
         "the CVV": CVV,
         "the issuer card's CVV2": issuer_cvv,

@@ -402,9 +402,7 @@ def test_the_command_takes_yesterday_and_today_as_recon_file_does(merchant, day_
     from django.core.management import CommandError, call_command
 
     yesterday = day_of_payments - timedelta(days=1)
-    Payment.objects.filter(merchant=merchant).update(
-        created_at=timezone.now() - timedelta(days=1)
-    )
+    Payment.objects.filter(merchant=merchant).update(created_at=timezone.now() - timedelta(days=1))
     out = StringIO()
     call_command("settle", "--date", "yesterday", stdout=out)
     assert SettlementRun.objects.get(merchant=merchant).day == yesterday
