@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -134,9 +135,24 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
-if REDIS_URL:
+
+
+def _next_database(url: str) -> str:
+    """redis://host:6379/0 -> redis://host:6379/1: the cache's own database."""
+    parts = urlsplit(url)
+    number = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{number + 1}"))
+
+
+# The cache (rate-limit counters, requestors' JWK sets) on a Redis database of its own, never the
+# broker's: clearing the cache (FLUSHDB) must not drop Celery's queued tasks.
+REDIS_CACHE_URL = env.str("REDIS_CACHE_URL", default=_next_database(REDIS_URL) if REDIS_URL else "")
+if REDIS_CACHE_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_CACHE_URL,
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -5,6 +5,7 @@ entity fields filled in; pass `entity_id`/`entity_type`/`token` to act as someon
 """
 
 import itertools
+import uuid
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,6 +21,17 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
     """Tests marked `long` first: pytest-xdist hands out tests in this order, so the longest
     start at once on a worker of their own instead of ending the run alone (docs/testing.md)."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_keys(settings):  # type: ignore[no-untyped-def]
+    """Each test its own cache keys (a fresh KEY_PREFIX), so no test sees another's cached values
+    (requestors' JWK sets, rate-limit counters). Nothing is cleared: on the PostgreSQL run the
+    cache is a Redis database the suite's workers share, and a FLUSHDB there would drop what a
+    test running beside this one has cached."""
+    settings.CACHES = {
+        name: {**conf, "KEY_PREFIX": uuid.uuid4().hex} for name, conf in settings.CACHES.items()
+    }
 
 
 def next_mtid() -> str:

@@ -17,7 +17,10 @@ a real client would, and otherwise sends what Schemathesis generated:
 - merchant/create and terminal/create: a valid merchant.id or pos.terminalId gets a fresh one,
   so the links from what they create have something to follow;
 - the browser pages: every other well-formed id names a seeded 3-D Secure or out-of-band
-  authentication (with the challenge form's nonce), so the pages run, not only their 404.
+  authentication (with the challenge form's nonce), so the pages run, not only their 404;
+- the stateful phase: every other payment, registration or token request that starts a chain
+  is one that makes its object (a preauthorization, a stored card, a CT token of a test card),
+  so the links have something to follow; `after_call` records that phase's calls for the test.
 
 Which cases are changed depends only on the generated data (a CRC of it), so a run is the same
 run every time. Nothing here checks anything: the checks are Schemathesis's (schemathesis.toml).
@@ -144,8 +147,53 @@ def _caller(entity_type: Any) -> dict[str, str]:
     return who["participator"]
 
 
+# The operations the stateful phase's chains start from, and a body each makes something with
+# (the seeded merchant's; a test card of the simulator that approves): generated bodies are
+# mostly refused (400), and a refusal leaves the links nothing to follow.
+CARD = {
+    "card.number": "4200000000000000",
+    "card.holder": "Jane Doe",
+    "card.expiryMonth": "12",
+    "card.expiryYear": "2034",
+    "card.cvv": "123",
+}
+CHAIN_STARTS = {
+    ("POST", "/pay/v3/payments"): {
+        "paymentType": "PA",
+        "amount": "10.00",
+        "currency": "EUR",
+        **CARD,
+    },
+    ("POST", "/pay/v3/registrations"): dict(CARD),
+    ("POST", "/pay/v3/tokenize"): {"token.Type": "CT", **CARD},
+}
+
+
+def _stateful(case: schemathesis.Case) -> bool:
+    return case.meta is not None and case.meta.phase.name.value == "stateful"
+
+
+def _chain_start(case: schemathesis.Case) -> None:
+    """In the stateful phase, every other request that starts a chain (a payment, a
+    registration, a token) is one that makes its object, as the merchant would send it: the
+    links after it then have a real payment, registration or token to follow."""
+    body = CHAIN_STARTS.get((case.method.upper(), case.operation.path))
+    if body is None or not _stateful(case) or not _every_other(case.body):
+        return
+    merchant = credentials()["merchant"]
+    case.body = {
+        "entityId": merchant["entityId"],
+        "entityType": "MERCHANT",
+        "merchant.id": merchant["merchantId"],
+        **body,
+    }
+    if case.operation.path == "/pay/v3/payments":
+        case.body["merchantTransactionId"] = _fresh_mtid()
+
+
 @schemathesis.hook
 def before_call(context: schemathesis.HookContext, case: schemathesis.Case, kwargs: Any) -> None:
+    _chain_start(case)
     path = case.operation.path
     if path == "/oauth2/token":
         _token_request(case)
@@ -198,7 +246,7 @@ def after_call(context: schemathesis.HookContext, case: schemathesis.Case, respo
     operation, status, result code and the fields it sent, for the test to see which links
     were followed to a real object (a made-up id answers 404 or a not-found code)."""
     calls = os.environ.get("SCHEMATHESIS_CALLS")
-    if not calls or case.meta is None or case.meta.phase.name.value != "stateful":
+    if not calls or not _stateful(case):
         return
     try:
         code = response.json().get("result", {}).get("code", "")

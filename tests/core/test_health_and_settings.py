@@ -228,3 +228,16 @@ def test_settings_default_to_the_embedded_demo_without_redis():
         pytest.skip("REDIS_URL is set (CI with Redis): Celery uses the broker")
     assert django_settings.CELERY_TASK_ALWAYS_EAGER is True
     assert django_settings.CELERY_BROKER_URL == "memory://"
+
+
+def test_the_cache_is_on_a_redis_database_of_its_own():
+    """A FLUSHDB of the cache (cache.clear()) must never drop the broker's queued tasks: the
+    cache defaults to the broker's URL with the next database number (CI saw workers wait for
+    ever on tasks a test's cache.clear() had flushed)."""
+    from config.settings import _next_database
+
+    assert _next_database("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/1"
+    assert _next_database("redis://127.0.0.1:6379") == "redis://127.0.0.1:6379/1"
+    assert _next_database("redis://:secret@redis.internal:6380/4") == (
+        "redis://:secret@redis.internal:6380/5"
+    )

@@ -21,7 +21,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from jwcrypto import jwk, jws
 from jwcrypto.common import base64url_encode
@@ -148,14 +147,6 @@ class Requestor:
 @pytest.fixture(scope="session")
 def _rsa_2048() -> jwk.JWK:
     return new_rsa_key(2048)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    # Requestor JWK sets fetched from a jwks_uri are cached; no test sees another's.
-    cache.clear()
-    yield
-    cache.clear()
 
 
 # The card references the Authentication group's tests name: each requestor a test makes has
