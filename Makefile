@@ -44,8 +44,11 @@ run: seed
 # The suite runs in parallel (pytest-xdist, one database per worker; docs/testing.md):
 # `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
+# Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE): else every
+# xdist worker and every server a test starts compiles the sources again, and pytest rewrites
+# the 445 test modules' asserts in every process (docs/testing.md).
 test: install-dev
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 lint: install-dev
 	$(BIN)/ruff check .

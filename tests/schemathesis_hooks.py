@@ -165,8 +165,12 @@ CHAIN_STARTS = {
         **CARD,
     },
     ("POST", "/pay/v3/registrations"): dict(CARD),
-    ("POST", "/pay/v3/tokenize"): {"token.Type": "CT", **CARD},
+    ("POST", "/pay/v3/tokenize"): {
+        "token.Type": "CT",
+        **{name: value for name, value in CARD.items() if name != "card.cvv"},
+    },
 }
+MTID_STARTS = {"/pay/v3/payments", "/pay/v3/tokenize"}
 
 
 def _stateful(case: schemathesis.Case) -> bool:
@@ -181,13 +185,17 @@ def _chain_start(case: schemathesis.Case) -> None:
     if body is None or not _stateful(case) or not _every_other(case.body):
         return
     merchant = credentials()["merchant"]
+    given = case.body if isinstance(case.body, dict) else {}
+    if case.operation.path == "/pay/v3/tokenize" and "tokenUniqueReferences" in given:
+        # A link's GT: read the token the chain made (the link fills tokenUniqueReferences).
+        body = {"token.Type": "GT", "tokenUniqueReferences": given["tokenUniqueReferences"]}
     case.body = {
         "entityId": merchant["entityId"],
         "entityType": "MERCHANT",
         "merchant.id": merchant["merchantId"],
         **body,
     }
-    if case.operation.path == "/pay/v3/payments":
+    if case.operation.path in MTID_STARTS and body.get("token.Type") != "GT":
         case.body["merchantTransactionId"] = _fresh_mtid()
 
 
