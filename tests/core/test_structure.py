@@ -212,8 +212,7 @@ def test_no_import_cycle_within_core():
     assert cycles == []
 
 
-# Row locks of the issuer outside lock modules, until they move. Each entry is an exception to
-# the rule, to remove when its module's locks move.
+# The modules a row lock may be taken in: every app's lock_objects.py (none is an exception).
 LOCK_MODULES = ("lock_objects.py",)
 
 

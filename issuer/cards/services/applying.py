@@ -55,7 +55,7 @@ class Address:
 NO_ADDRESS = Address()
 
 
-def delivery_fields(address: Address) -> dict[str, str]:
+def delivery_fields(*, address: Address) -> dict[str, str]:
     return {
         "delivery_line1": address.line1,
         "delivery_line2": address.line2,
@@ -65,7 +65,7 @@ def delivery_fields(address: Address) -> dict[str, str]:
     }
 
 
-def card_expiry(product: CardProduct, today: date | None = None) -> tuple[int, int]:
+def card_expiry(*, product: CardProduct, today: date | None = None) -> tuple[int, int]:
     """A new card's expiry (month, year): this month, the product's years on."""
     today = today or timezone.localdate()
     return today.month, today.year + product.card_years
@@ -77,7 +77,7 @@ def _new_number(bin_range: BinRange) -> str:
     return body + luhn.calc_check_digit(body)
 
 
-def store_number(card: Card, number: str) -> None:
+def store_number(*, card: Card, number: str) -> None:
     """The number on an unsaved card: vault ciphertext, fingerprint, BIN and last four."""
     card.pan_ciphertext = core_cards.encrypt_pan(number)
     card.pan_fingerprint = core_cards.fingerprint(number)
@@ -85,12 +85,12 @@ def store_number(card: Card, number: str) -> None:
     card.last4 = number[-4:]
 
 
-def save_new_card(card: Card, bin_range: BinRange, number: str | None = None) -> str:
+def save_new_card(*, card: Card, bin_range: BinRange, number: str | None = None) -> str:
     """Insert `card` with `number`, or with a fresh random number of the range (another when
     one is taken). Returns the number."""
     for _ in range(PAN_ATTEMPTS if number is None else 1):
         candidate = number or _new_number(bin_range)
-        store_number(card, candidate)
+        store_number(card=card, number=candidate)
         try:
             with transaction.atomic():
                 card.save(force_insert=True)
@@ -152,7 +152,7 @@ def card_apply(
         if customer is None:
             customer = Customer.objects.create(client_id=client_id, **dict(customer_fields or {}))
         account = account_create(customer=customer, product=product, iban=iban)
-        month, year = card_expiry(product)
+        month, year = card_expiry(product=product)
         card = Card(
             product=product,
             customer=customer,
@@ -162,10 +162,10 @@ def card_apply(
             expiry_year=year,
             embossed_name=(embossed_name or customer.name).upper()[:26],
             form=form,
-            **delivery_fields(delivery if form == CardForm.PHYSICAL else NO_ADDRESS),
+            **delivery_fields(address=delivery if form == CardForm.PHYSICAL else NO_ADDRESS),
         )
         if reference:
             card.reference = reference
-        save_new_card(card, bin_range)
+        save_new_card(card=card, bin_range=bin_range)
         CARD_LIFECYCLE.record(card, "", CardStatus.INACTIVE, actor=actor, reason="ISSUED")
     return card

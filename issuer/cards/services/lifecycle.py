@@ -133,7 +133,7 @@ def card_replace(
         bin_range = _bin_range_for(old.product, number) if mode == REPLACE_SPECIFIC else None
         if reason in ("LOST", "STOLEN") and CARD_LIFECYCLE.allows(old.status, reason):
             card_set_status(card=old, target=reason, reason=reason, actor=actor)
-        month, year = card_expiry(old.product)
+        month, year = card_expiry(product=old.product)
         new = Card(
             product=old.product,
             customer_id=old.customer_id,
@@ -145,25 +145,25 @@ def card_replace(
             form=form,
             pin_hash=old.pin_hash,
             secure_channel=old.secure_channel,
-            **delivery_fields(delivery if form == CardForm.PHYSICAL else NO_ADDRESS),
+            **delivery_fields(address=delivery if form == CardForm.PHYSICAL else NO_ADDRESS),
         )
         if mode == REPLACE_SAME:
             # The same number on a new card: the old card's fingerprint moves to the new one.
             same = card_number(card=old)
             old.pan_fingerprint = f"replaced:{old.pk}"
             old.save(update_fields=["pan_fingerprint"])
-            store_number(new, same)
+            store_number(card=new, number=same)
             new.save(force_insert=True)
         elif mode == REPLACE_SPECIFIC:
             assert bin_range is not None
-            save_new_card(new, bin_range, number)
+            save_new_card(card=new, bin_range=bin_range, number=number)
         else:
             bin_range = old.product.bin_ranges.filter(active=True).order_by("pk").first()
             if bin_range is None:
                 raise ApplicationError(
                     results.NOT_ENABLED, f"product {old.product.code} has no active BIN range"
                 )
-            save_new_card(new, bin_range)
+            save_new_card(card=new, bin_range=bin_range)
         CARD_LIFECYCLE.record(new, "", CardStatus.INACTIVE, actor=actor, reason=reason)
         CardLimit.objects.bulk_create(
             CardLimit(
