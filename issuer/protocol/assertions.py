@@ -239,13 +239,16 @@ def assertion_verify(
 
 def assertion_consume(verified: VerifiedAssertion) -> None:
     """Record the assertion's jti as used; invalid_grant if it already was. Call inside the
-    transaction that issues the token, so a failed issue leaves the jti unused."""
+    transaction that issues the token, as its first write, so a failed issue leaves the jti
+    unused. A replay's failed INSERT spoils that transaction, and the invalid_grant raised here
+    rolls it back whole (nothing else was written): no savepoint of its own, two round trips
+    fewer per token."""
+    assert transaction.get_connection().in_atomic_block, "consume inside the issuing transaction"
     expires_at = datetime.fromtimestamp(verified.exp + settings.ISSUER_CLOCK_SKEW_SECONDS, UTC)
     try:
-        with transaction.atomic():  # a savepoint: the caller's transaction stays usable
-            UsedAssertion.objects.create(
-                client_id=verified.client_id, jti=verified.jti, expires_at=expires_at
-            )
+        UsedAssertion.objects.create(
+            client_id=verified.client_id, jti=verified.jti, expires_at=expires_at
+        )
     except IntegrityError as exc:
         raise OAuthError(
             "invalid_grant",

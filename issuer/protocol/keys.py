@@ -9,6 +9,7 @@ with it can still be valid then. `python manage.py issuer_keys generate|rotate|l
 """
 
 import os
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -58,12 +59,26 @@ def _load_cached(path: Path, mtime_ns: int) -> IssuerKey:
 
 
 def all_keys(use: str) -> list[IssuerKey]:
-    """Every key file of a use, newest first."""
+    """Every key file of a use, newest first. Listed again only when the directory changed (a
+    rotation or a prune adds or removes a file, which changes the directory's modification
+    time) or when KEYS_RELIST_SECONDS have passed: one stat per call on the hot path instead of
+    a listing and a stat of every file."""
     directory = keys_dir()
-    if not directory.is_dir():
+    try:
+        stamp = directory.stat().st_mtime_ns
+    except FileNotFoundError:
         return []
-    found = [_load(p) for p in directory.glob(f"{use}-*.pem")]
-    return sorted(found, key=lambda k: k.created, reverse=True)
+    slot = int(time.monotonic() // KEYS_RELIST_SECONDS)
+    return list(_listed(str(directory), use, stamp, slot))
+
+
+KEYS_RELIST_SECONDS = 10  # a key file replaced in place (same name) is read again within this
+
+
+@lru_cache(maxsize=16)
+def _listed(directory: str, use: str, stamp: int, slot: int) -> tuple[IssuerKey, ...]:
+    found = [_load(p) for p in Path(directory).glob(f"{use}-*.pem")]
+    return tuple(sorted(found, key=lambda k: k.created, reverse=True))
 
 
 def live_keys(use: str, *, now: datetime | None = None) -> list[IssuerKey]:

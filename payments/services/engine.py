@@ -110,30 +110,46 @@ def complete(claimed: Claim) -> Payment:
     return finalize(claimed, answer=answer)
 
 
+class _AnsweredMeanwhile(Exception):
+    """The payment left IN_FLIGHT before this finalize wrote it: roll the finalize back."""
+
+
 def finalize(
     claimed: Claim, *, answer: NetworkAnswer | None = None, connector: Connector | None = None
 ) -> Payment:
     """Record the network's answer under the locks of the payment and its originals. A payment
-    no longer IN_FLIGHT (the janitor resolved it meanwhile) keeps what it has."""
-    with transaction.atomic(durable=True):
-        payment = claimed.payment
-        if claimed.related:
-            locked = payments_lock([payment.pk, *claimed.related])
-            state = locked.pop(payment.pk).state
-            for original in locked.values():
-                if original.referenced_id in locked:
-                    original.referenced = locked[original.referenced_id]
-        else:
-            locked, state = {}, state_lock(payment.pk)
-        if state != PaymentState.IN_FLIGHT:
-            return Payment.objects.get(pk=payment.pk)  # answered meanwhile: keep that
-        # Still in flight under the lock: nobody else has written the row since the claim, so
-        # the claimed object (its merchant already loaded) is current.
-        if answer is None:
-            assert connector is not None and claimed.ask is not None
-            answer = claimed.ask(connector, payment)
-        claimed.settle(payment, locked, answer)
-        return finish(payment, answer, base_url=claimed.base_url)
+    no longer IN_FLIGHT (the janitor resolved it meanwhile) keeps what it has.
+
+    A payment with no originals and the network's answer in hand (a PA, DB, CD or CV of a remote
+    connector) is not locked first: the answer's UPDATE is the lock, written only while the row
+    is still IN_FLIGHT (`finish(..., in_flight_only=True)`); when it is not, the transaction is
+    rolled back, what `settle` wrote with it, and the stored payment kept. One statement less
+    than a locked read and the UPDATE."""
+    payment = claimed.payment
+    try:
+        with transaction.atomic(durable=True):
+            unlocked = not claimed.related and answer is not None
+            if claimed.related:
+                locked = payments_lock([payment.pk, *claimed.related])
+                state = locked.pop(payment.pk).state
+                for original in locked.values():
+                    if original.referenced_id in locked:
+                        original.referenced = locked[original.referenced_id]
+            elif unlocked:
+                locked, state = {}, PaymentState.IN_FLIGHT  # checked by the UPDATE itself
+            else:  # a local connector asks under the payment's lock
+                locked, state = {}, state_lock(payment.pk)
+            if state != PaymentState.IN_FLIGHT:
+                return Payment.objects.get(pk=payment.pk)  # answered meanwhile: keep that
+            # Still in flight: nobody else has written the row since the claim, so the claimed
+            # object (its merchant already loaded) is current.
+            if answer is None:
+                assert connector is not None and claimed.ask is not None
+                answer = claimed.ask(connector, payment)
+            claimed.settle(payment, locked, answer)
+            return finish(payment, answer, base_url=claimed.base_url, in_flight_only=unlocked)
+    except _AnsweredMeanwhile:
+        return Payment.objects.get(pk=payment.pk)
 
 
 def claim(
@@ -230,8 +246,12 @@ FINISH_FIELDS = (
 )
 
 
-def finish(payment: Payment, answer: NetworkAnswer, *, base_url: str = "") -> Payment:
-    """Record the network's (or a refusal's) answer on the payment and store the response."""
+def finish(
+    payment: Payment, answer: NetworkAnswer, *, base_url: str = "", in_flight_only: bool = False
+) -> Payment:
+    """Record the network's (or a refusal's) answer on the payment and store the response.
+    `in_flight_only`: written only if the row is still IN_FLIGHT (the caller holds no lock on
+    it; `_AnsweredMeanwhile` when it is not, inside the caller's transaction)."""
     for name in ANSWER_FIELDS:
         setattr(payment, name, getattr(answer, name))
     payment.successful = answer.approved
@@ -246,7 +266,14 @@ def finish(payment: Payment, answer: NetworkAnswer, *, base_url: str = "") -> Pa
     payment.result_code = result.code
     payment.result_description = answer.extended_description or result.description
     payment.response_body = payment_body(payment, base_url=base_url)
-    payment.save(update_fields=FINISH_FIELDS)
+    if in_flight_only:
+        written = Payment.objects.filter(pk=payment.pk, state=PaymentState.IN_FLIGHT).update(
+            **{name: getattr(payment, name) for name in FINISH_FIELDS}
+        )
+        if not written:
+            raise _AnsweredMeanwhile(payment.pk)
+    else:
+        payment.save(update_fields=FINISH_FIELDS)
     metrics.payment_answered(
         payment_type=payment.payment_type, code=result.code, connector=connector_name(answer)
     )
