@@ -93,6 +93,7 @@ def once(
     replayed: Callable[[Stored], Replayed],
     durable: bool = False,
     look_first: bool = True,
+    look_after_refusal: bool = False,
 ) -> Run | Replayed:
     """At most once per reference, whatever record claims it: `find` returns the record of the
     reference (or None), `run` performs in one transaction whose write claims the reference by
@@ -102,7 +103,10 @@ def once(
     `run`'s write fail on the constraint: the transaction rolls back and the twin's record is
     replayed. An integrity error with no record behind it (another constraint) surfaces.
     `look_first=False` skips the first look-up where the claim is cheap to try (a payment: one
-    insert), so the usual new reference costs no extra query."""
+    insert), so the usual new reference costs no extra query. `look_after_refusal` (with it):
+    `run` may refuse (an ApplicationError) before it reaches its claiming write, which a replay
+    must not answer (the card has changed since, say): a refused run looks the reference up and
+    replays what it finds, and only a new reference gets the refusal."""
     if look_first:
         existing = find()
         if existing is not None:
@@ -111,6 +115,13 @@ def once(
         with transaction.atomic(durable=durable):
             return run()
     except IntegrityError:
+        existing = find()
+        if existing is None:
+            raise
+        return replayed(existing)
+    except ApplicationError:
+        if not look_after_refusal:
+            raise
         existing = find()
         if existing is None:
             raise

@@ -34,6 +34,18 @@ def _own_cache_keys(settings):  # type: ignore[no-untyped-def]
     }
 
 
+@pytest.fixture(autouse=True)
+def _issuer_accounts_forgotten():  # type: ignore[no-untyped-def]
+    """The issuer's own ledger accounts a process keeps once read (issuer.cards.money.movement):
+    each test's database is rolled back, so no test may see another's."""
+    from django.apps import apps
+
+    if apps.is_installed("issuer"):  # not in the acquirer-alone run (config.settings_acquirer)
+        from issuer.cards.money.movement import issuer_accounts_forget
+
+        issuer_accounts_forget()
+
+
 def next_mtid() -> str:
     return f"mtid{next(_mtid):08d}"
 

@@ -9,7 +9,7 @@ changes in services/ and money/.
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from core import cards as core_cards
@@ -24,6 +24,7 @@ from .models import (
     CardProduct,
     CardTransaction,
     Customer,
+    ProductOperation,
     TransactionStatus,
     TransactionType,
 )
@@ -46,8 +47,19 @@ def cards_of(*, client_id: str) -> QuerySet[Card]:
     )
 
 
-def card_of(*, client_id: str, reference: str) -> Card:
-    card = cards_of(client_id=client_id).filter(reference=reference).first()
+def card_of(*, client_id: str, reference: str, operation: str = "") -> Card:
+    """The requestor's card by its reference; 404 like an unknown one. With `operation` (an
+    entry's path), the card comes with its product's row for it (`operation_letter`,
+    `operation_enabled`, None when the product has none) in the same statement, for
+    services.require_letter."""
+    cards = cards_of(client_id=client_id).filter(reference=reference)
+    if operation:
+        row = ProductOperation.objects.filter(product=OuterRef("product"), operation=operation)
+        cards = cards.annotate(
+            operation_letter=Subquery(row.values("letter")[:1]),
+            operation_enabled=Subquery(row.values("enabled")[:1]),
+        )
+    card = cards.first()
     if card is None:
         raise NotFound(results.CARD_NOT_FOUND)
     return card
@@ -106,6 +118,18 @@ def card_expired(*, card: Card, today: date | None = None) -> bool:
 
 
 # --- money: balances, transactions, histories ---------------------------------------------------
+
+
+def balances_read(*, account: LedgerAccount) -> dict[str, str]:
+    """The balances of a ledger account read under its lock with its holds' total
+    (`account_lock_with_held`), kept current by the posting that followed: no query."""
+    on_hold = account.held_total  # type: ignore[attr-defined]
+    return {
+        "ledgerBalance": f"{account.balance:.2f}",
+        "availableBalance": f"{account.balance - on_hold:.2f}",
+        "heldAmount": f"{on_hold:.2f}",
+        "currency": account.currency,
+    }
 
 
 def balances(*, card: Card) -> dict[str, str]:

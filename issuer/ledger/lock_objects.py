@@ -3,6 +3,12 @@ movements never wait for each other in a circle; a hold is locked after its acco
 is taken inside the caller's transaction and holds until it commits."""
 
 from collections.abc import Iterable
+from datetime import datetime
+from decimal import Decimal
+
+from django.db.models import DecimalField, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from .models import Hold, LedgerAccount
 
@@ -18,3 +24,25 @@ def hold_lock(*, hold: Hold) -> Hold:
     """The hold's row, locked after its account's."""
     accounts_lock(accounts=[hold.account])
     return Hold.objects.select_for_update().get(pk=hold.pk)
+
+
+def account_lock_with_held(*, account: LedgerAccount, now: datetime | None = None) -> LedgerAccount:
+    """The account's row, locked, with `held_total`: what its holds still set aside at `now`
+    (not released, not expired), read in the same statement (the lock and the funds check are
+    one round trip). The holds' rows are not locked: a hold is placed, reduced and released
+    only under its account's lock."""
+    held = (
+        Hold.objects.filter(
+            account=OuterRef("pk"), released_at__isnull=True, expires_at__gt=now or timezone.now()
+        )
+        .order_by()
+        .values("account")
+        .annotate(total=Sum("amount"))
+        .values("total")
+    )
+    money = DecimalField(max_digits=16, decimal_places=3)
+    return (
+        LedgerAccount.objects.select_for_update(of=("self",))
+        .annotate(held_total=Coalesce(Subquery(held, output_field=money), Value(Decimal(0))))
+        .get(pk=account.pk)
+    )

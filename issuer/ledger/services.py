@@ -18,12 +18,13 @@ issuer's JWE API), logged where they are found."""
 
 import logging
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Sum
+from django.db.models import Case, F, Sum, When
 from django.utils import timezone
 
 from core import results as core_results
@@ -78,25 +79,27 @@ def available(*, account: LedgerAccount, now: datetime | None = None) -> Decimal
 
 
 def post(
-    *, kind: str, lines: list[tuple[LedgerAccount, Decimal]], description: str = ""
+    *,
+    kind: str,
+    lines: list[tuple[LedgerAccount, Decimal]],
+    description: str = "",
+    checked: Mapping[int, LedgerAccount] | None = None,
 ) -> Journal:
     """One journal of `lines` (account, signed amount), which must sum to zero per currency.
 
     The accounts that may not go below zero are locked first (pk order) and checked; the
     issuer's own accounts (allow_negative) are updated last, with `balance = balance + delta`
     in pk order, so their rows, which every movement touches, stay locked only from there to
-    the commit rather than for the whole operation."""
-    sums: dict[str, Decimal] = defaultdict(Decimal)
-    for account, amount in lines:
-        if amount == 0:
-            raise Unbalanced("an entry of 0 moves nothing")
-        sums[account.currency] += amount
-    unbalanced = {currency: total for currency, total in sums.items() if total != 0}
-    if unbalanced:
-        raise Unbalanced(f"the entries do not sum to zero: {unbalanced}")
-    change: dict[int, Decimal] = defaultdict(Decimal)
-    for account, amount in lines:
-        change[account.pk] += amount
+    the commit rather than for the whole operation.
+
+    `checked`: accounts the caller has already locked in its transaction, each with its
+    `held_total` (lock_objects.account_lock_with_held): they are not read again, the rule is
+    checked on what the caller read, and the journal joins the caller's transaction without a
+    savepoint of its own (a refusal here rolls the caller back). Every balance moves in one
+    UPDATE."""
+    if checked:
+        return _post_checked(kind=kind, lines=lines, description=description, checked=checked)
+    change = _balanced_change(lines)
     guarded = [account for account, _ in lines if not account.allow_negative]
     with transaction.atomic():
         locked = accounts_lock(accounts=guarded)
@@ -114,6 +117,54 @@ def post(
         for pk in sorted(set(change) - set(locked)):
             LedgerAccount.objects.filter(pk=pk).update(balance=F("balance") + change[pk])
     return journal
+
+
+def _post_checked(
+    *,
+    kind: str,
+    lines: list[tuple[LedgerAccount, Decimal]],
+    description: str,
+    checked: Mapping[int, LedgerAccount],
+) -> Journal:
+    change = _balanced_change(lines)
+    guarded = {account.pk for account, _ in lines if not account.allow_negative}
+    if not guarded <= set(checked):
+        raise Unbalanced("a guarded account of the journal is not among the checked ones")
+    assert transaction.get_connection().in_atomic_block, "post inside the caller's transaction"
+    for pk in guarded:
+        account = checked[pk]
+        if change[pk] < 0 and account.balance - account.held_total + change[pk] < 0:
+            raise InsufficientFunds(f"{account} cannot pay {-change[pk]}")
+    journal = Journal.objects.create(kind=kind, description=description)
+    Entry.objects.bulk_create(
+        Entry(journal=journal, account_id=account.pk, currency=account.currency, amount=amount)
+        for account, amount in lines
+    )
+    # Every balance in one statement, rows in pk order (the order every lock takes them in).
+    LedgerAccount.objects.filter(pk__in=sorted(change)).update(
+        balance=Case(
+            *(When(pk=pk, then=F("balance") + delta) for pk, delta in sorted(change.items())),
+            output_field=LedgerAccount._meta.get_field("balance"),
+        )
+    )
+    for pk in guarded:
+        checked[pk].balance += change[pk]
+    return journal
+
+
+def _balanced_change(lines: list[tuple[LedgerAccount, Decimal]]) -> dict[int, Decimal]:
+    sums: dict[str, Decimal] = defaultdict(Decimal)
+    for account, amount in lines:
+        if amount == 0:
+            raise Unbalanced("an entry of 0 moves nothing")
+        sums[account.currency] += amount
+    unbalanced = {currency: total for currency, total in sums.items() if total != 0}
+    if unbalanced:
+        raise Unbalanced(f"the entries do not sum to zero: {unbalanced}")
+    change: dict[int, Decimal] = defaultdict(Decimal)
+    for account, amount in lines:
+        change[account.pk] += amount
+    return change
 
 
 def hold_place(

@@ -97,9 +97,12 @@ def address_of(fields: dict[str, Any], prefix: str) -> services.Address:
 
 def card_for(call: Call, name: str = "cardReference") -> Card:
     """The requestor's card named by `name`, once its product runs the operation."""
-    card = services.card_of(client_id=call.client_id, reference=call.fields[name])
+    operation = call.entry.path if call.entry is not None else ""
+    card = services.card_of(
+        client_id=call.client_id, reference=call.fields[name], operation=operation
+    )
     if call.entry is not None:
-        services.require_letter(product=card.product, entry=call.entry)
+        services.require_letter(product=card.product, entry=call.entry, card=card)
     return card
 
 

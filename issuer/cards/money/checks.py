@@ -16,8 +16,7 @@ from core import results as core_results
 from core.errors import ApplicationError
 
 from ... import results
-from ...ledger import services as ledger
-from ...ledger.lock_objects import accounts_lock
+from ...ledger.lock_objects import account_lock_with_held
 from ..models import AccountStatus, Card, CardLimit, CardStatus, CardTransaction
 from ..selectors import card_expired
 from ..services.security import expiry_matches, security_code_matches
@@ -116,8 +115,11 @@ def limit_problem(
 
 def funds_problem(*, card: Card, amount: Decimal) -> Decline:
     """Not enough available (the ledger balance less what is held), with the card's ledger
-    account locked from here to the posting."""
-    account = accounts_lock(accounts=[card.account.ledger])[card.account.ledger_id]
-    if ledger.available(account=account) < amount:
+    account locked from here to the posting: one statement reads the row, locks it and sums
+    its holds (`account_lock_with_held`); the locked account replaces the card's, so the
+    posting and the answer use what was read under the lock."""
+    account = account_lock_with_held(account=card.account.ledger)
+    card.account.ledger = account
+    if account.balance - account.held_total < amount:
         return results.INSUFFICIENT_FUNDS
     return None

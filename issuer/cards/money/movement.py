@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 from core import results as core_results
@@ -28,7 +29,7 @@ from ...ledger import services as ledger
 from ...ledger.models import AccountKind, Hold, Journal, LedgerAccount
 from ..lock_objects import cards_lock
 from ..models import AccountStatus, Card, CardTransaction, TransactionStatus, TransactionType
-from ..selectors import balances
+from ..selectors import balances, balances_read
 from .checks import (
     Decline,
     card_problem,
@@ -42,10 +43,22 @@ from .requests import NOWHERE, Answer, Request, Where, once
 FUNDING, SETTLEMENT, CASH, FEES, ADJUSTMENTS = "funding", "settlement", "cash", "fees", "adjust"
 
 
+# The issuer's own accounts by code, once committed: they are never changed but by a posting
+# (`balance = balance + delta` by primary key, which needs nothing of the row) nor deleted
+# (their entries protect them), so a process reads each one once.
+_issuer_accounts: dict[str, LedgerAccount] = {}
+
+
 def issuer_account(*, purpose: str, currency: str) -> LedgerAccount:
-    """The issuer's own account for a purpose and currency (made at first use)."""
-    account, _ = LedgerAccount.objects.get_or_create(
-        code=f"issuer:{purpose}:{currency}",
+    """The issuer's own account for a purpose and currency (made at first use). Kept in the
+    process once known to be committed: read from the database, or made here and then
+    committed (a rolled-back creation is never kept)."""
+    code = f"issuer:{purpose}:{currency}"
+    known = _issuer_accounts.get(code)
+    if known is not None:
+        return known
+    account, created = LedgerAccount.objects.get_or_create(
+        code=code,
         defaults={
             "name": f"issuer {purpose} {currency}",
             "kind": AccountKind.ISSUER,
@@ -53,7 +66,16 @@ def issuer_account(*, purpose: str, currency: str) -> LedgerAccount:
             "allow_negative": True,
         },
     )
+    if created:
+        transaction.on_commit(lambda: _issuer_accounts.setdefault(code, account))
+    else:
+        _issuer_accounts[code] = account
     return account
+
+
+def issuer_accounts_forget() -> None:
+    """Forget the issuer accounts this process knows (a test whose database was rolled back)."""
+    _issuer_accounts.clear()
 
 
 @dataclass(frozen=True)
@@ -80,6 +102,7 @@ class Done:
     counts: bool = False
     amount: Decimal | None = None
     then: Callable[[CardTransaction], Any] | None = field(default=None, compare=False)
+    balances: dict[str, str] | None = None  # the answer's, when the movement knows them
 
 
 def _nothing_to_check(*cards: Card) -> Decline:
@@ -101,7 +124,16 @@ def move(
         locked = cards_lock(cards=cards)
         problem = check(*locked)
         if problem is not None:
-            row = record(request=request, movement=movement, card=locked[0], result=problem)
+            # Nothing was posted: a balance read under the lock (the funds check's) is current.
+            read = locked[0].account.ledger
+            known = balances_read(account=read) if hasattr(read, "held_total") else None
+            row = record(
+                request=request,
+                movement=movement,
+                card=locked[0],
+                result=problem,
+                done=Done(balances=known),
+            )
             return problem, row.answer["fields"], row.reference
         done = act(*locked)
         approved = core_results.TRANSACTION_SUCCEEDED
@@ -113,7 +145,7 @@ def move(
     return once(request=request, run=run)
 
 
-def answer_fields(*, row: CardTransaction) -> dict[str, Any]:
+def answer_fields(*, row: CardTransaction, known: dict[str, str] | None = None) -> dict[str, Any]:
     """The answer of a money operation: the transaction and the card's balances after it."""
     fields: dict[str, Any] = {
         "transactionId": row.reference,
@@ -128,7 +160,7 @@ def answer_fields(*, row: CardTransaction) -> dict[str, Any]:
         fields["originalTransactionId"] = row.original.reference
     if row.hold is not None:
         fields["expiresAt"] = timezone.localtime(row.hold.expires_at).isoformat()
-    fields.update(balances(card=row.card))
+    fields.update(known if known is not None else balances(card=row.card))
     return fields
 
 
@@ -164,7 +196,8 @@ def record(
         original=movement.original,
         counts_for_limits=done.counts and approved,
     )
-    row.answer = {"code": result.code, "fields": answer_fields(row=row), "id": row.reference}
+    fields = answer_fields(row=row, known=done.balances)
+    row.answer = {"code": result.code, "fields": fields, "id": row.reference}
     row.save(force_insert=True)
     return row
 
@@ -172,11 +205,14 @@ def record(
 def post_to(
     *, kind: str, card: Card, amount: Decimal, counter: LedgerAccount, description: str = ""
 ) -> Journal:
-    """Debit (amount < 0) or credit (amount > 0) the card's account against `counter`."""
+    """Debit (amount < 0) or credit (amount > 0) the card's account against `counter`. An
+    account the funds check locked (with its holds' total) is posted to as it was read."""
+    account = card.account.ledger
     return ledger.post(
         kind=kind,
-        lines=[(card.account.ledger, amount), (counter, -amount)],
+        lines=[(account, amount), (counter, -amount)],
         description=description,
+        checked={account.pk: account} if hasattr(account, "held_total") else None,
     )
 
 
@@ -213,7 +249,10 @@ def pay_out(
         counter = issuer_account(purpose=purpose, currency=currency)
         kind = movement.type
         journal = post_to(kind=kind, card=card, amount=-amount, counter=counter, description=kind)
-        return Done(journal=journal, counts=counts)
+        # The funds check read the account under its lock; the posting kept it current.
+        return Done(
+            journal=journal, counts=counts, balances=balances_read(account=card.account.ledger)
+        )
 
     return move(request=request, cards=[card], movement=movement, check=check, act=act)
 

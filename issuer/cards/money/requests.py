@@ -3,9 +3,10 @@
 A money request is named by its requestor (`client_id`) and its `requestorReference`, and
 carries the hash of its body: the same reference and body answer the stored answer (replay,
 moving nothing again), another body with the same reference is refused (800.110.110), a new
-reference runs the operation in one transaction, which writes its CardTransaction. Two requests
-racing on one reference meet at the transaction's unique constraint: the loser answers the
-winner's stored answer.
+reference runs the operation in one transaction, which writes its CardTransaction. No look-up
+comes first: a replay runs the operation too, meets the unique constraint at its last write (or
+refuses before it) and is rolled back whole, then answers the stored answer; two requests racing
+on one reference meet at the same constraint and the loser answers the winner's.
 """
 
 from collections.abc import Callable, Mapping
@@ -80,12 +81,16 @@ def idempotent(
         ).body
         return core_results.lookup(body["code"]), body["fields"], body.get("id")
 
+    # No look-up first: the CardTransaction's insert claims the reference (its unique
+    # constraint), and a run that fails there or refuses before it looks then (a replay).
     return idempotency.once(
         find=lambda: CardTransaction.objects.filter(
             client_id=client_id, requestor_reference=requestor_reference
         ).first(),
         run=run,
         replayed=replayed,
+        look_first=False,
+        look_after_refusal=True,
     )
 
 

@@ -6,7 +6,8 @@ when switched on, NA never. `require_letter` is asked before every operation on 
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
@@ -65,12 +66,21 @@ def product_create(
     return product
 
 
-def require_letter(*, product: CardProduct, entry: "Entry") -> None:
-    """Refuse an operation the product does not run: NA (never), or O/C not enabled."""
+def require_letter(*, product: CardProduct, entry: "Entry", card: object = None) -> None:
+    """Refuse an operation the product does not run: NA (never), or O/C not enabled. A card
+    read with its product's row for the entry (selectors.card_of's `operation`) saves the
+    query for it."""
     letter = entry.applies(product.kind)
     if letter is None:
         return
-    row = ProductOperation.objects.filter(product=product, operation=entry.path).first()
+    row: Any
+    if card is not None and hasattr(card, "operation_letter"):
+        known = card.operation_letter
+        row = (
+            None if known is None else SimpleNamespace(letter=known, enabled=card.operation_enabled)
+        )
+    else:
+        row = ProductOperation.objects.filter(product=product, operation=entry.path).first()
     letter = row.letter if row is not None else letter
     if letter == Letter.NA:
         raise ApplicationError(

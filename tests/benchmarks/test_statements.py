@@ -1,0 +1,151 @@
+"""Statements per request on the hot paths (issue 21): counts are deterministic, so they are
+tested where times are not (bench/compare.py measures the times). Counted after warm-up
+requests, without the savepoints a test's own transaction turns the services' transactions into
+(in production each is a BEGIN and a COMMIT, which bench/compare.py lists apart).
+
+The counts, and what each statement is:
+
+- a DB payment (4): the bearer token's entity with its merchant; the claim's INSERT; the on-us
+  look-up by the card's fingerprint; the answer's UPDATE (written only while IN_FLIGHT).
+- a token (3): the requestor; the jti's INSERT; the access token's audit row.
+- a JWE BalanceInquiry (4): the requestor's key; the card with its product's letter; the
+  ledger account; its holds.
+- an issuer Purchase (8): the card with its letter; the card locked; its limits; the ledger
+  account locked with its holds' total; the journal; its entries; the balances (one UPDATE);
+  the CardTransaction.
+- an on-us DB (13, 26 before issue 21): the payment's 4; the payment locked, since the local
+  issuer is asked under its lock; the issuer's card by the number's fingerprint; then a
+  Purchase's 7 after its card (the card locked, its limits, the ledger account with its holds,
+  the journal, its entries, the balances, the CardTransaction).
+"""
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from issuer import demo
+from issuer.cards import services
+from issuer.cards.models import Card
+from issuer.operations import lookup, perform
+from tests.issuer.conftest import (  # noqa: F401 - fixtures
+    _issuer_key_files,
+    _rsa_2048,
+    issuer_keys,
+    make_requestor,
+)
+from tests.issuer.test_api import Api
+from tests.payments.conftest import Payer
+
+pytestmark = pytest.mark.django_db
+CLIENT = "oob-client"
+TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT")
+
+
+def statements(call: Callable[[], Any]) -> list[str]:
+    """The SQL one call sends, without the savepoints of the test's own transaction."""
+    with CaptureQueriesContext(connection) as captured:
+        call()
+    return [
+        q["sql"] for q in captured.captured_queries if not q["sql"].startswith(TRANSACTION_CONTROL)
+    ]
+
+
+def test_a_db_payment_sends_four_statements(merchant_api, merchant):
+    payer = Payer(merchant_api, merchant)
+    payer.pay("DB")
+    sent = statements(lambda: payer.pay("DB"))
+    assert len(sent) == 4, sent
+    assert sent[0].startswith("SELECT") and "merchants_merchant" in sent[0]  # one join
+    assert sent[-1].startswith("UPDATE") and "IN_FLIGHT" in sent[-1]
+
+
+def purchase_of(card: Card) -> Callable[[], dict[str, Any]]:
+    operation = lookup("transaction", "Purchase")
+
+    def buy() -> dict[str, Any]:
+        payload = {
+            "cardReference": card.reference,
+            "requestorReference": uuid.uuid4().hex,
+            "amount": "1.00",
+            "currency": "EUR",
+            "channel": "ECOMMERCE",
+        }
+        answer = perform(operation, client_id=CLIENT, payload=payload)
+        assert answer["result"]["code"] == "000.000.000", answer
+        return answer
+
+    return buy
+
+
+def test_an_issuer_purchase_sends_eight_statements():
+    """21 before issue 21."""
+    cards = demo.demo_cards(CLIENT)
+    buy = purchase_of(cards.prepaid)
+    buy()
+    buy()  # the issuer's settlement account is known from here on
+    sent = statements(buy)
+    assert len(sent) <= 8, sent
+    if connection.features.has_select_for_update:  # not SQLite, which locks the whole database
+        assert sum(1 for sql in sent if "FOR UPDATE" in sql) == 2  # the card, its ledger account
+
+
+def test_a_purchase_answers_the_balances_it_posted():
+    """The answer's balances come from the locked read and the posting, not a new read: they
+    are still the ledger's."""
+    cards = demo.demo_cards(CLIENT)
+    answer = purchase_of(cards.prepaid)()
+    ledger = cards.prepaid.account.ledger
+    ledger.refresh_from_db()
+    assert answer["ledgerBalance"] == f"{ledger.balance:.2f}"
+    inquiry = perform(
+        lookup("transaction", "BalanceInquiry"),
+        client_id=CLIENT,
+        payload={"cardReference": cards.prepaid.reference},
+    )
+    assert {k: answer[k] for k in ("ledgerBalance", "availableBalance", "heldAmount")} == {
+        k: inquiry[k] for k in ("ledgerBalance", "availableBalance", "heldAmount")
+    }
+
+
+def test_a_token_sends_three_statements(client, issuer_keys, make_requestor):  # noqa: F811
+    requestor = make_requestor(CLIENT, scopes="TRANSACTION")
+    requestor.access_token(client, scope="TRANSACTION")
+    sent = statements(lambda: requestor.access_token(client, scope="TRANSACTION"))
+    assert len(sent) == 3, sent
+
+
+def test_a_jwe_balance_inquiry_sends_four_statements(issuer_keys, make_requestor):  # noqa: F811
+    api = Api(make_requestor(CLIENT, scopes="TRANSACTION"), scope="TRANSACTION")
+    demo.demo_cards(CLIENT)
+    path = "/issuer/v1/transaction/BalanceInquiry"
+    api.call(path, {"cardReference": demo.PREPAID_CARD})
+    sent = statements(lambda: api.call(path, {"cardReference": demo.PREPAID_CARD}))
+    assert len(sent) <= 4, sent
+
+
+def test_an_on_us_debit_sends_the_payments_and_the_purchases_statements(merchant_api, merchant):
+    cards = demo.demo_cards(CLIENT)
+    number = services.card_number(card=cards.prepaid)
+    payer = Payer(merchant_api, merchant)
+
+    def pay() -> None:
+        answer = payer.pay("DB", number=None, **on_us_card(cards.prepaid, number))
+        assert answer.json()["result"]["code"] == "000.000.000", answer.json()
+
+    pay()
+    pay()
+    sent = statements(pay)
+    assert len(sent) <= 13, sent
+
+
+def on_us_card(card: Card, number: str) -> dict[str, str]:
+    return {
+        "card.number": number,
+        "card.holder": "Jane Doe",
+        "card.expiryMonth": f"{card.expiry_month:02d}",
+        "card.expiryYear": str(card.expiry_year),
+    }
