@@ -14,10 +14,11 @@ from django.utils import timezone
 
 from core import cards as core_cards
 from core.errors import NotFound
+from core.lookups import one
 
 from .. import results
+from ..ledger.lock_objects import held_total
 from ..ledger.models import LedgerAccount
-from ..ledger.services import held
 from .models import (
     Card,
     CardAccount,
@@ -59,7 +60,7 @@ def card_of(*, client_id: str, reference: str, operation: str = "") -> Card:
             operation_letter=Subquery(row.values("letter")[:1]),
             operation_enabled=Subquery(row.values("enabled")[:1]),
         )
-    card = cards.first()
+    card = one(cards)  # (client_id, reference) is unique: no ORDER BY to build
     if card is None:
         raise NotFound(results.CARD_NOT_FOUND)
     return card
@@ -135,14 +136,9 @@ def balances_read(*, account: LedgerAccount) -> dict[str, str]:
 def balances(*, card: Card) -> dict[str, str]:
     """The card's account: ledger and available balance, what is held, the currency (as the
     Transaction group answers them)."""
-    ledger_account = LedgerAccount.objects.get(pk=card.account.ledger_id)
-    on_hold = held(account=ledger_account)
-    return {
-        "ledgerBalance": f"{ledger_account.balance:.2f}",
-        "availableBalance": f"{ledger_account.balance - on_hold:.2f}",
-        "heldAmount": f"{on_hold:.2f}",
-        "currency": ledger_account.currency,
-    }
+    # The account and its holds' total in one statement (as the funds check reads them).
+    account = LedgerAccount.objects.annotate(held_total=held_total()).get(pk=card.account.ledger_id)
+    return balances_read(account=account)
 
 
 def original_of(*, client_id: str, transaction_id: str) -> CardTransaction:

@@ -31,6 +31,15 @@ def account_lock_with_held(*, account: LedgerAccount, now: datetime | None = Non
     (not released, not expired), read in the same statement (the lock and the funds check are
     one round trip). The holds' rows are not locked: a hold is placed, reduced and released
     only under its account's lock."""
+    return (
+        LedgerAccount.objects.select_for_update(of=("self",))
+        .annotate(held_total=held_total(now=now))
+        .get(pk=account.pk)
+    )
+
+
+def held_total(*, now: datetime | None = None) -> Coalesce:
+    """An account's holds that still count at `now`, as an annotation of LedgerAccount rows."""
     held = (
         Hold.objects.filter(
             account=OuterRef("pk"), released_at__isnull=True, expires_at__gt=now or timezone.now()
@@ -41,8 +50,4 @@ def account_lock_with_held(*, account: LedgerAccount, now: datetime | None = Non
         .values("total")
     )
     money = DecimalField(max_digits=16, decimal_places=3)
-    return (
-        LedgerAccount.objects.select_for_update(of=("self",))
-        .annotate(held_total=Coalesce(Subquery(held, output_field=money), Value(Decimal(0))))
-        .get(pk=account.pk)
-    )
+    return Coalesce(Subquery(held, output_field=money), Value(Decimal(0)))

@@ -28,6 +28,7 @@ from jwcrypto.common import JWException, base64url_decode
 from oauth2_provider.models import Application
 
 from core.errors import Unavailable
+from core.lookups import one
 
 from .. import results
 from ..lock_objects import application_lock
@@ -338,10 +339,11 @@ def requestor_register(
 
 def requestor_get(client_id: str) -> RequestorProfile | None:
     """The requestor profile (with its application) of a client id, or None."""
-    return (
-        RequestorProfile.objects.select_related("application")
-        .filter(application__client_id=client_id)
-        .first()
+    # A client id names one application (unique): no ORDER BY to build on the hot path.
+    return one(
+        RequestorProfile.objects.select_related("application").filter(
+            application__client_id=client_id
+        )
     )
 
 
