@@ -186,19 +186,13 @@ def test_every_expiry_month_of_the_api_is_01_to_12(rendered):
     issuer's payloads alike: not `^(?:[0-9]+)$`. (The hosted checkout's browser form, outside
     the components, takes any text and answers its problems on the page.)"""
     _, document = rendered
-    months = [
-        (where, node)
-        for where, node in walk(document["components"], "#/components")
-        if where.rsplit("/", 1)[-1] in ("expiryMonth", "card.expiryMonth")
-        and node.get("type") == "string"
-    ]
+    months = string_fields(document, ("expiryMonth", "card.expiryMonth"))
     assert len(months) > 10
     answers = [where for where, _ in months if where.endswith("/card/properties/expiryMonth")]
     assert answers  # the payments' and registrations' answers
     for where, node in months:
         assert node.get("pattern") == MONTH_PATTERN, where
-        check = jsonschema_rs.Draft202012Validator({"type": "string", **node})
-        assert [check.is_valid(v) for v in ("00", "01", "12", "13")] == [False, True, True, False]
+        assert admitted(node, ("00", "01", "12", "13")) == [False, True, True, False]
 
 
 def test_the_issuers_seconds_reach_the_maximum_they_describe():
@@ -218,32 +212,28 @@ def test_every_expiry_year_and_mmyy_of_the_api_is_a_real_date(rendered):
     0000, and a token's `tokenInfo.tokenExpiry` (MMYY) admitted month 13: a year is 1900 to
     2099 like the payments', and MMYY starts with a month."""
     _, document = rendered
-    years = [
-        (where, node)
-        for where, node in walk(document["components"], "#/components")
-        if where.rsplit("/", 1)[-1] in ("expiryYear", "card.expiryYear")
-        and node.get("type") == "string"
-    ]
+    years = string_fields(document, ("expiryYear", "card.expiryYear"))
     assert len(years) > 5
     for where, node in years:
-        check = jsonschema_rs.Draft202012Validator({"type": "string", **node})
-        assert [check.is_valid(v) for v in ("0000", "1899", "2030", "2100")] == [
-            False,
-            False,
-            True,
-            False,
-        ], where
-    mmyy = [
-        node
-        for where, node in walk(document["components"], "#/components")
-        if where.endswith("/tokenExpiry") and node.get("type") == "string"
-    ]
+        assert admitted(node, ("0000", "1899", "2030", "2100")) == [False, False, True, False], (
+            where
+        )
+    mmyy = string_fields(document, ("tokenExpiry",))
     assert mmyy
-    for node in mmyy:
-        check = jsonschema_rs.Draft202012Validator({"type": "string", **node})
-        assert [check.is_valid(v) for v in ("0030", "0130", "1230", "1330")] == [
-            False,
-            True,
-            True,
-            False,
-        ]
+    for _, node in mmyy:
+        assert admitted(node, ("0030", "0130", "1230", "1330")) == [False, True, True, False]
+
+
+def string_fields(document: dict[str, Any], names: tuple[str, ...]) -> list[tuple[str, Any]]:
+    """(where, schema) of every string property of the components named one of `names`."""
+    return [
+        (where, node)
+        for where, node in walk(document["components"], "#/components")
+        if where.rsplit("/", 1)[-1] in names and node.get("type") == "string"
+    ]
+
+
+def admitted(node: dict[str, Any], values: tuple[str, ...]) -> list[bool]:
+    """Which of `values` the property's schema admits."""
+    check = jsonschema_rs.Draft202012Validator({"type": "string", **node})
+    return [check.is_valid(value) for value in values]
