@@ -243,7 +243,7 @@ def _framework(
     if isinstance(exc, drf.NotFound | Http404):
         return 404, results.RESOURCE_NOT_FOUND, None, {}
     if isinstance(exc, drf.Throttled):  # core.ratelimit: the entity is over API_RATE_LIMIT
-        wait = str(math.ceil(exc.wait or 1))
+        wait = str(math.ceil(getattr(exc, "wait", None) or 1))
         return 429, results.RATE_LIMITED, None, {"Retry-After": wait}
     if isinstance(exc, RequestDataTooBig):
         return 413, results.INVALID_REQUEST, str(exc)[:255], {}

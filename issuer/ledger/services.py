@@ -133,7 +133,8 @@ def _post_checked(
     assert transaction.get_connection().in_atomic_block, "post inside the caller's transaction"
     for pk in guarded:
         account = checked[pk]
-        if change[pk] < 0 and account.balance - account.held_total + change[pk] < 0:
+        held = account.held_total  # type: ignore[attr-defined]  # account_lock_with_held's
+        if change[pk] < 0 and account.balance - held + change[pk] < 0:
             raise InsufficientFunds(f"{account} cannot pay {-change[pk]}")
     journal = Journal.objects.create(kind=kind, description=description)
     Entry.objects.bulk_create(

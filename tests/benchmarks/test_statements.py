@@ -5,8 +5,9 @@ requests, without the savepoints a test's own transaction turns the services' tr
 
 The counts, and what each statement is:
 
-- a DB payment (4, 6 before issue 21): the bearer token's entity with its merchant; the claim's INSERT; the on-us
-  look-up by the card's fingerprint; the answer's UPDATE (written only while IN_FLIGHT).
+- a DB payment (4, 6 before issue 21): the bearer token's entity with its merchant; the
+  claim's INSERT; the on-us look-up by the card's fingerprint; the answer's UPDATE (written
+  only while IN_FLIGHT).
 - a token (3, 5 before issue 21): the requestor; the jti's INSERT; the access token's audit
   row.
 - a JWE BalanceInquiry (3, 5 before issue 21): the requestor's key; the card with its

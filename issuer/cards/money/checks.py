@@ -120,6 +120,6 @@ def funds_problem(*, card: Card, amount: Decimal) -> Decline:
     posting and the answer use what was read under the lock."""
     account = account_lock_with_held(account=card.account.ledger)
     card.account.ledger = account
-    if account.balance - account.held_total < amount:
+    if account.balance - account.held_total < amount:  # type: ignore[attr-defined]
         return results.INSUFFICIENT_FUNDS
     return None

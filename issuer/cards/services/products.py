@@ -75,9 +75,11 @@ def require_letter(*, product: CardProduct, entry: "Entry", card: object = None)
         return
     row: Any
     if card is not None and hasattr(card, "operation_letter"):
-        known = card.operation_letter
+        known: Any = getattr(card, "operation_letter")  # noqa: B009 - an annotation of card_of
         row = (
-            None if known is None else SimpleNamespace(letter=known, enabled=card.operation_enabled)
+            None
+            if known is None
+            else SimpleNamespace(letter=known, enabled=getattr(card, "operation_enabled"))  # noqa: B009
         )
     else:
         row = ProductOperation.objects.filter(product=product, operation=entry.path).first()
