@@ -404,6 +404,12 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes every database connection before and after each task unless it
+# is told to reuse them (close every N tasks): a new PostgreSQL connection per task made a
+# notification's delivery cost twice the CPU (bench/README.md, Notifications). Between those
+# closes, core.taskcontext applies Django's own rules at each task's start and end, as a request
+# does (`close_old_connections`: CONN_MAX_AGE, CONN_HEALTH_CHECKS, a connection left broken).
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"

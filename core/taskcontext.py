@@ -5,6 +5,10 @@
   and `task_prerun` makes it the ndc of the worker's log lines while the task runs; a task with
   none (beat's) gets a fresh one. A task run eagerly (no broker) keeps its caller's.
 - Every task run and every failure is counted (core.metrics), by task name.
+- A task uses the database as a request does: Django's `close_old_connections` at its start and
+  end closes a connection that is too old (CONN_MAX_AGE), broken, or fails its health check
+  (CONN_HEALTH_CHECKS), and keeps the others (Celery's own fixup, with CELERY_DB_REUSE_MAX, only
+  closes them every so many tasks).
 - The worker logs through Django's LOGGING only (`setup_logging`), in LOG_FORMAT.
 - A worker empties its PROMETHEUS_MULTIPROC_DIR when it starts and, with METRICS_WORKER_PORT,
   serves its own /metrics (docs/operations.md, Metrics).
@@ -16,6 +20,7 @@ from typing import Any
 
 from celery import signals
 from django.conf import settings
+from django.db import close_old_connections
 
 from . import metrics
 from .context import clear_log_fields, new_ndc, set_ndc
@@ -53,7 +58,8 @@ def task_started(task: Any = None, **_: Any) -> None:
         return
     metrics.task_started(task.name)
     if task.request.is_eager:
-        return  # in the caller's process and context: its ndc and fields stay
+        return  # in the caller's process and context: its ndc, fields and connection stay
+    close_old_connections()
     set_ndc(sent_ndc(task.request) or new_ndc())
     clear_log_fields()
 
@@ -61,6 +67,7 @@ def task_started(task: Any = None, **_: Any) -> None:
 @signals.task_postrun.connect
 def task_finished(task: Any = None, **_: Any) -> None:
     if task is not None and not task.request.is_eager:
+        close_old_connections()
         set_ndc("-")
         clear_log_fields()
 
