@@ -319,7 +319,16 @@ class ReconFileAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """The daily reconciliation files (produced by beat after the cut-off, or `manage.py
     recon_file`): staff download them, and produce a day's file again."""
 
-    list_display = ("name", "entity", "day", "production", "records", "size", "download")
+    list_display = (
+        "name",
+        "entity",
+        "day",
+        "production",
+        "made",
+        "records",
+        "size",
+        "download",
+    )
     list_filter = ("production", ("entity", admin.RelatedOnlyFieldListFilter))
     search_fields = ("=name", "=entity__entity_id")
     date_hierarchy = "day"
@@ -327,6 +336,12 @@ class ReconFileAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields] + ["download"]
+
+    @admin.display(description="made", ordering="generated_at")
+    def made(self, obj: ReconFile) -> str:
+        """When, and whether before the day's cut-off (a preview, replaced after it)."""
+        at = f"{obj.generated_at:%Y-%m-%d %H:%M} UTC"
+        return f"{at}, preview (before the cut-off)" if obj.preview else at
 
     @admin.display(description="file")
     def download(self, obj: ReconFile) -> str:

@@ -7,6 +7,7 @@ is kept (ExchangeRateChange)."""
 from django.db import models
 from django.db.models import F, Q
 
+from core.business_day import business_day_bounds
 from core.display import money
 
 
@@ -226,3 +227,9 @@ class ReconFile(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def preview(self) -> bool:
+        """Made before its business day's cut-off (`recon_file --before-cutoff`): it misses what
+        the rest of the day brought, and the file made after the cut-off replaces it."""
+        return self.generated_at < business_day_bounds(self.day)[1]

@@ -70,7 +70,11 @@ def markdown() -> str:
         "",
         "`--date` takes `YYYY-MM-DD`, `yesterday` or `today` (dates in `SETTLEMENT_TIME_ZONE`); "
         "`--before-cutoff` makes a preview of a day that has not ended, which beat replaces once "
-        "it has.",
+        "it has. The file is a production file (`RECONDTP...`, the one banks reconcile and the "
+        "runbook's alert watches) where `RECON_PRODUCTION` is on, the default with "
+        "`DJANGO_DEBUG=false`; the demo (`make run`) makes test files (`RECONDTT...`). "
+        "`--production` or `--test` chooses either. The entity's id (`--entity`) is its "
+        "8-character entityId: Admin › Merchants › Entities, or the merchant's page.",
         "",
     ]
     for record in RECORDS:

@@ -68,7 +68,7 @@ def test_the_payments_list_fits_1280_pixels(live_server: Any, staff: Tab, day: D
     page.goto(live_server.url + "/admin/payments/payment/")
     rows = page.locator("#result_list tbody tr")
     expect(rows).to_have_count(Payment.objects.count())
-    screenshot(staff, "admin-payments.png")
+    screenshot(staff, "admin-payments.png", full_page=True)
 
     for column in (
         "short_id",

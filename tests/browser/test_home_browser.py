@@ -1,6 +1,5 @@
 """The home page `/` in a real browser: it links the docs, the schema, the admin and the portal,
-loads nothing from outside the platform, and each link it offers (but the portal, still to come)
-opens."""
+loads nothing from outside the platform, and each link it offers opens."""
 
 import pytest
 
@@ -21,6 +20,7 @@ def test_home_page_links_what_a_newcomer_needs(live_server, tab: Tab):
     }
     assert all(r.url.startswith(live_server.url) for r in tab.requests)  # nothing from a CDN
     assert tab.page_errors == []
+    assert "coming" not in tab.page.inner_text("body")  # every part it names is there
     screenshot(tab, "home.png")
 
     tab.page.click("text=API documentation")
@@ -29,3 +29,6 @@ def test_home_page_links_what_a_newcomer_needs(live_server, tab: Tab):
     tab.page.goto(live_server.url + "/")
     tab.page.click("text=Admin")
     assert "/admin/login/" in tab.page.url
+    tab.page.goto(live_server.url + "/")
+    tab.page.click("text=Merchant portal")
+    assert tab.page.locator("h1").inner_text() == "Sign in"  # the portal's own sign-in

@@ -105,7 +105,7 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     page.fill("input[name=notification_url]", "https://shop.example.com/notify")
     page.click("form:has(input[name=notification_url]) button")
     expect(page.locator(".messages")).to_contain_text("notification URL is saved")
-    screenshot(desk, "portal-developers.png")
+    screenshot(desk, "portal-developers.png", full_page=True)
     old = shop.entity.plain_token
     page.click("#rotate")
     page.click("#rotate-confirm")  # the confirmation; no overlap chosen: the old one stops now
@@ -272,7 +272,7 @@ def test_transactions_in_words_at_1280_pixels(live_server: Any, screen: Tab, day
         assert set(cells.evaluate_all(LINES)) == {1}, column
         assert not any(cells.evaluate_all(CUT)), column
     assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
-    screenshot(screen, "portal-transactions.png")
+    screenshot(screen, "portal-transactions.png", full_page=True)
 
     # A refund of a capture is in the chain of the preauthorization it captured.
     capture = Payment.objects.get(referenced_id=day.ids["captured"], payment_type="CP")

@@ -103,10 +103,12 @@ def test_rotating_the_token_asks_first_and_keeps_the_old_one_for_an_hour(
     expect(dialog).to_contain_text("Rotate the API token?")
     expect(page.locator("#new-token")).to_have_count(0)
     assert works(merchant, old)  # nothing happened yet
+    expect(page.locator("#set-token")).to_have_count(0)  # the question is the only way on
     dialog.locator("label", has_text="1 hour").click()
-    screenshot(desk, "portal-rotate-token.png")
+    screenshot(desk, "portal-rotate-token.png", full_page=True)
     page.click("#rotate-cancel")
     expect(page.locator("#confirm-rotation")).to_have_count(0)
+    expect(page.locator("#set-token")).to_have_count(1)
     assert Entity.objects.get(pk=merchant.entity.pk).token_hash == merchant.entity.token_hash
 
     page.click("#rotate")

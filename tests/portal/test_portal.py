@@ -254,6 +254,28 @@ def test_a_provisional_run_is_marked_in_the_portal_and_the_admin(
     assert "final" in listed.split('id="result_list"', 1)[1]
 
 
+def test_a_file_made_before_its_days_cut_off_is_marked_as_a_preview(
+    client, admin_client, shop, merchant
+):
+    from django.utils import timezone
+
+    from core.business_day import business_day_bounds
+    from reconciliation.models import ReconFile
+    from reconciliation.recon.generate import produce
+
+    today = timezone.now().date()
+    made = produce(merchant.entity, today, production=True).record  # before the cut-off
+    sign_in(client, "shop-admin")
+    listing = client.get("/portal/files/").content.decode().split("<tbody>", 1)[1]
+    assert made.name in listing and "preview" in listing
+    listed = admin_client.get("/admin/reconciliation/reconfile/").content.decode()
+    assert "preview (before the cut-off)" in listed.split('id="result_list"', 1)[1]
+    after = business_day_bounds(today)[1]
+    ReconFile.objects.filter(pk=made.pk).update(generated_at=after)  # as beat's run after it
+    listing = client.get("/portal/files/").content.decode().split("<tbody>", 1)[1]
+    assert made.name in listing and "preview" not in listing
+
+
 def test_the_admin_opens_with_a_dashboard(admin_client, shop, merchant):
     from django.utils import timezone
 

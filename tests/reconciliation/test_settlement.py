@@ -101,6 +101,8 @@ def test_the_command_settles_a_day(merchant, day_of_payments):
     out = StringIO()
     call_command("settle", "--date", f"{day_of_payments:%Y-%m-%d}", "--before-cutoff", stdout=out)
     assert "net 208.43" in out.getvalue() and "1 settlement run(s)" in out.getvalue()
+    # Each figure is named, none signed: no "-0.00" for a day without chargebacks.
+    assert "chargebacks 0/0.00 (reversed 0.00)" in out.getvalue() and "-0.00" not in out.getvalue()
     call_command(
         "settle",
         "--date",

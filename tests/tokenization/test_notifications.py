@@ -180,6 +180,9 @@ def test_the_command_delivers_what_is_due(token, receiver, django_capture_on_com
     call_command("notifications_deliver", stdout=out, stderr=StringIO())
     assert out.getvalue().strip() == "1 due: 1 delivered"
     assert OutboxMessage.objects.get().status == "DELIVERED"
+    out = StringIO()
+    call_command("notifications_deliver", stdout=out, stderr=StringIO())
+    assert out.getvalue().strip() == "no notification is due"
 
 
 def test_staff_redeliver_a_failed_notification(

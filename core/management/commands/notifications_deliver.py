@@ -24,5 +24,8 @@ class Command(BaseCommand):
         outcomes: Counter[str] = Counter()
         for event_id in tqdm(due, desc="notifications", unit="msg", disable=not due):
             outcomes[outbox.deliver(event_id)] += 1
-        summary = ", ".join(f"{n} {what}" for what, n in sorted(outcomes.items())) or "none due"
+        if not due:
+            self.stdout.write("no notification is due")
+            return
+        summary = ", ".join(f"{n} {what}" for what, n in sorted(outcomes.items()))
         self.stdout.write(f"{len(due)} due: {summary}")

@@ -42,10 +42,17 @@ class Command(BaseCommand):
         )
         kind = parser.add_mutually_exclusive_group()
         kind.add_argument(
-            "--production", action="store_true", default=None, help="a P file (RECONDTP...)"
+            "--production",
+            action="store_true",
+            default=None,
+            help="a P file (RECONDTP...); the default where RECON_PRODUCTION is on (DJANGO_DEBUG "
+            "off)",
         )
         kind.add_argument(
-            "--test", action="store_false", dest="production", help="a T file (RECONDTT...)"
+            "--test",
+            action="store_false",
+            dest="production",
+            help="a T file (RECONDTT...); the default in the demo (DJANGO_DEBUG on)",
         )
         parser.add_argument("--no-settle", action="store_true", help="do not settle first")
         parser.add_argument(

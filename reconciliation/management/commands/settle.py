@@ -74,9 +74,10 @@ class Command(BaseCommand):
                 f"sales {run.sales_count}/{money(run.sales_amount)} "
                 f"refunds {run.refunds_count}/{money(run.refunds_amount)} "
                 f"credits {run.credits_count}/{money(run.credits_amount)} "
-                f"chargebacks {run.chargebacks_count}/-{money(run.chargebacks_amount)}"
-                f"+{money(run.chargeback_reversals_amount)} fees {money(run.fees_amount)} "
-                f"reserve -{money(run.reserve_held)}+{money(run.reserve_released)} "
+                f"chargebacks {run.chargebacks_count}/{money(run.chargebacks_amount)} "
+                f"(reversed {money(run.chargeback_reversals_amount)}) "
+                f"fees {money(run.fees_amount)} "
+                f"reserve held {money(run.reserve_held)} released {money(run.reserve_released)} "
                 f"net {money(run.net_amount)}" + (" (provisional)" if run.provisional else "")
             )
         self.stdout.write(f"{len(runs)} settlement run(s)")
