@@ -6,17 +6,24 @@
 - Cards: masked, never the number; status actions through the services (who, when and why in
   the history); limits edited under the card's row lock.
 - The ledger's accounts and journals, and the issuer's transactions: read only.
+
+Staff read words, not codes: a status or a kind by its label, a reason with its code beside it
+(the API speaks it). An amount has its currency's ISO 4217 exponent (EUR 250.00, JPY 250, BHD
+250.000), though the model keeps three decimals for every currency (docs/portal.md).
 """
 
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.core.exceptions import ValidationError
+from django.db.models import DecimalField, QuerySet, TextChoices
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.text import capfirst
 
 from core.admin import (
     HistoryInline,
@@ -26,12 +33,13 @@ from core.admin import (
     form_action,
     staff_actor,
 )
-from core.display import amount_text, money, result_html
+from core.display import DEFAULT_EXPONENT, amount_text, money, result_html
+from core.fields.codes import minor_units
 
 from ..ledger import services as ledger
 from ..ledger.models import Entry, Journal, LedgerAccount
 from . import services
-from .lookups import STATUS_REASONS
+from .lookups import STATUS_REASONS, reason_text
 from .models import (
     BinRange,
     Card,
@@ -41,11 +49,83 @@ from .models import (
     CardStatus,
     CardStatusChange,
     CardTransaction,
+    Channel,
     Customer,
     Letter,
     ProductOperation,
+    Region,
     TokenEvent,
+    TransactionType,
 )
+
+
+def exponent_of(currency: str) -> int:
+    """The currency's ISO 4217 exponent, as core.display shows its amounts."""
+    exponent = minor_units(currency)
+    return DEFAULT_EXPONENT if exponent is None else exponent
+
+
+def decimals_problem(amount: Decimal, currency: str) -> str:
+    """Why `amount` cannot be an amount in `currency` (it has more decimals than the currency's
+    ISO 4217 exponent; zeros beyond it are fine: 250.00 JPY is 250), or ""."""
+    exponent = exponent_of(currency)
+    try:
+        fits = amount == amount.quantize(Decimal(1).scaleb(-exponent), rounding=ROUND_DOWN)
+    except InvalidOperation:  # more digits than a Decimal holds: the field's own check says so
+        return ""
+    if fits:
+        return ""
+    if exponent == 0:
+        return f"{currency} has no decimals: enter a whole amount, not {amount}."
+    return f"{currency} has {exponent} decimals: {amount} has more."
+
+
+def amount_for_editing(value: Any, currency: str) -> Any:
+    """A stored amount as an input shows it: with the currency's exponent (250.00 EUR, not
+    250.000); one that does not fit the currency as it is, so the form names the problem."""
+    if isinstance(value, Decimal) and not decimals_problem(value, currency):
+        return amount_text(value, currency)
+    return value
+
+
+class CurrencyAmountField(forms.DecimalField):
+    """An amount in `currency` typed with its ISO 4217 exponent (the step of the input): more
+    decimals than the currency has are refused with the reason. The model field keeps
+    `stored_places` decimals for every currency, hence as many whole digits as it allows."""
+
+    def __init__(
+        self, *, currency: str, max_digits: int, stored_places: int, **kwargs: Any
+    ) -> None:
+        self.currency = currency
+        exponent = exponent_of(currency)
+        super().__init__(
+            max_digits=max_digits - stored_places + exponent, decimal_places=exponent, **kwargs
+        )
+
+    def to_python(self, value: Any) -> Any:  # a Decimal (the stubs say int, as IntegerField)
+        amount = super().to_python(value)
+        if amount is None or not amount.is_finite():
+            return amount
+        problem = decimals_problem(amount, self.currency)
+        if problem:
+            raise ValidationError(problem, code="currency_decimals")
+        try:  # 250.00 JPY is 250: the validators count the decimals written
+            return amount.quantize(Decimal(1).scaleb(-exponent_of(self.currency)))
+        except InvalidOperation:
+            return amount
+
+    def prepare_value(self, value: Any) -> Any:
+        return amount_for_editing(value, self.currency)
+
+
+def label_of(choices: type[TextChoices], code: str) -> str:
+    """A code as staff read it: its label among `choices`, or the code itself when it is none."""
+    return str(choices(code).label) if code in choices.values else code
+
+
+def journal_kind(kind: str) -> str:
+    """A journal's kind: the label of the transaction type that posted it ("Load")."""
+    return label_of(TransactionType, kind)
 
 
 class ProductOperationFormSet(BaseInlineFormSet):
@@ -77,12 +157,36 @@ class BinRangeInline(admin.TabularInline):
     fields = ("bin", "pan_length", "active")
 
 
+class CardProductForm(forms.ModelForm):
+    """The maximum balance with the product's currency's decimals, checked against the currency
+    entered with it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.initial["max_balance"] = amount_for_editing(
+                self.initial.get("max_balance"), self.instance.currency
+            )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        amount, currency = data.get("max_balance"), data.get("currency")
+        if amount is not None and currency:
+            problem = decimals_problem(amount, currency)
+            if problem:
+                self.add_error("max_balance", problem)
+        return data
+
+
 @admin.register(CardProduct)
 class CardProductAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "kind", "brand", "currency", "max_balance", "active")
+    form = CardProductForm
+    list_display = ("code", "name", "kind", "brand", "currency", "max_balance_shown", "active")
     list_filter = ("kind", "active")
     search_fields = ("code", "name")
     inlines = (BinRangeInline, ProductOperationInline)
+
+    max_balance_shown = amount_column("max_balance", "max balance")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return ("kind",) if obj is not None else ()
@@ -163,22 +267,56 @@ class CardAccountAdmin(ReadOnlyMixin, admin.ModelAdmin):
                 (
                     e.journal.created_at.strftime("%Y-%m-%d %H:%M"),
                     e.journal_id,
-                    e.journal.kind,
+                    journal_kind(e.journal.kind),
                     _money(e.amount, e.currency),
                 )
                 for e in entries
             ),
         )
-        head = "<tr><th>when</th><th>journal</th><th>kind</th><th>amount</th></tr>"
-        return format_html("<table>{}{}</table>", SafeString(head), rows)
+        # Capitalised like the admin's own column headers.
+        head = (
+            "<thead><tr><th>When (UTC)</th><th>Journal</th><th>Kind</th>"
+            "<th style='text-align:right'>Amount</th></tr></thead>"
+        )
+        return format_html("<table>{}<tbody>{}</tbody></table>", SafeString(head), rows)
 
 
 class CardStatusChangeInline(HistoryInline):
     model = CardStatusChange
-    fields = ("changed_at", "changed_by", "from_status", "to_status", "reason")
+    fields = ("changed_at", "changed_by", "from_status", "to_status", "reason_shown")
+
+    @admin.display(description="reason")
+    def reason_shown(self, obj: CardStatusChange) -> str:
+        return reason_text(obj.reason) or self.get_empty_value_display()
+
+
+LIMIT_AMOUNTS = ("per_transaction", "daily_amount", "monthly_amount")
+
+
+class CardLimitForm(forms.ModelForm):
+    """A limit row: its amounts in the card's account's currency, with its decimals; the column
+    names the currency."""
+
+    def __init__(self, *args: Any, currency: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in LIMIT_AMOUNTS:
+            if name not in self.fields:  # staff who may only look: read-only columns instead
+                continue
+            stored = CardLimit._meta.get_field(name)
+            assert isinstance(stored, DecimalField)
+            self.fields[name] = CurrencyAmountField(
+                currency=currency,
+                max_digits=stored.max_digits,
+                stored_places=stored.decimal_places,
+                required=False,
+                label=f"{capfirst(stored.verbose_name)} ({currency})",
+            )
 
 
 class LimitFormSet(BaseInlineFormSet):
+    def get_form_kwargs(self, index: int | None) -> dict[str, Any]:
+        return {**super().get_form_kwargs(index), "currency": self.instance.account.currency}
+
     def save(self, commit: bool = True) -> Any:
         # The limits change under the card's row lock, like the money they count.
         parent = super().save
@@ -187,6 +325,7 @@ class LimitFormSet(BaseInlineFormSet):
 
 class CardLimitInline(admin.TabularInline):
     model = CardLimit
+    form = CardLimitForm
     formset = LimitFormSet
     extra = 0
     fields = (
@@ -199,9 +338,36 @@ class CardLimitInline(admin.TabularInline):
         "monthly_count",
     )
 
+    class Media:
+        css = {"all": ("issuer/admin.css",)}  # the selects wide enough for their words
+
+    # Staff who may only look see the amounts with the currency beside them.
+    per_transaction_shown = amount_column(
+        "per_transaction", "per transaction", currency="card.account.currency", with_currency=True
+    )
+    daily_amount_shown = amount_column(
+        "daily_amount", "daily amount", currency="card.account.currency", with_currency=True
+    )
+    monthly_amount_shown = amount_column(
+        "monthly_amount", "monthly amount", currency="card.account.currency", with_currency=True
+    )
+
+    def _editable(self, request: HttpRequest, card: Card | None) -> bool:
+        return self.has_change_permission(request, card) and request.user.has_perm(
+            "issuer.change_card"
+        )
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if self._editable(request, obj):
+            return self.fields
+        return tuple(f"{name}_shown" if name in LIMIT_AMOUNTS else name for name in self.fields)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return () if self._editable(request, obj) else self.get_fields(request, obj)
+
 
 class StatusReasonForm(forms.Form):
-    reason = forms.ChoiceField(choices=list(STATUS_REASONS.items()))
+    reason = forms.ChoiceField(choices=[(code, reason_text(code)) for code in STATUS_REASONS])
 
 
 @admin.register(Card)
@@ -232,7 +398,7 @@ class CardAdmin(admin.ModelAdmin):
         "embossed_name",
         "form",
         "status",
-        "status_reason",
+        "status_reason_shown",
         "secure_channel",
         "pin_state",
         "replaced_by",
@@ -258,6 +424,10 @@ class CardAdmin(admin.ModelAdmin):
     @admin.display(description="expiry")
     def expiry(self, obj: Card) -> str:
         return obj.expiry
+
+    @admin.display(description="status reason")
+    def status_reason_shown(self, obj: Card) -> str:
+        return reason_text(obj.status_reason) or self.get_empty_value_display()
 
     @admin.display(description="PIN")
     def pin_state(self, obj: Card) -> str:
@@ -286,7 +456,9 @@ class CardAdmin(admin.ModelAdmin):
             queryset,
             change,
             name=lambda card: card.masked,
-            done=lambda names: f"{target}: {len(names)} card(s): {', '.join(names)}.",
+            done=lambda names: (
+                f"{CardStatus(target).label}: {len(names)} card(s): {', '.join(names)}."
+            ),
         )
 
     def _with_reason(
@@ -303,7 +475,7 @@ class CardAdmin(admin.ModelAdmin):
             apply=lambda form: self._each(request, queryset, target, form.cleaned_data["reason"]),
         )
 
-    @admin.action(description="Activate (INACTIVE cards)", permissions=["change"])
+    @admin.action(description="Activate (inactive cards)", permissions=["change"])
     def activate(self, request: HttpRequest, queryset: QuerySet[Card]) -> None:
         self._each(request, queryset, CardStatus.ACTIVE, "ACTIVATED")
 
@@ -311,7 +483,7 @@ class CardAdmin(admin.ModelAdmin):
     def suspend(self, request: HttpRequest, queryset: QuerySet[Card]) -> HttpResponse | None:
         return self._with_reason(request, queryset, CardStatus.SUSPENDED, "Suspend cards")
 
-    @admin.action(description="Resume (SUSPENDED cards)…", permissions=["change"])
+    @admin.action(description="Resume (suspended cards)…", permissions=["change"])
     def resume(self, request: HttpRequest, queryset: QuerySet[Card]) -> HttpResponse | None:
         return self._with_reason(request, queryset, CardStatus.ACTIVE, "Resume cards")
 
@@ -335,12 +507,34 @@ class EntryInline(HistoryInline):
     amount_shown = amount_column("amount", "amount", with_currency=True)
 
 
+class JournalKindFilter(admin.SimpleListFilter):
+    title = "kind"
+    parameter_name = "kind"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        kinds = Journal.objects.order_by("kind").values_list("kind", flat=True).distinct()
+        return [(kind, journal_kind(kind)) for kind in kinds]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Journal]) -> QuerySet[Journal]:
+        return queryset.filter(kind=self.value()) if self.value() else queryset
+
+
 @admin.register(Journal)
 class JournalAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ("pk", "kind", "description", "created_at")
-    list_filter = ("kind",)
+    list_display = ("number", "kind_shown", "description", "created_at")
+    list_filter = (JournalKindFilter,)
     date_hierarchy = "created_at"
     inlines = (EntryInline,)
+    fields = ("number", "kind_shown", "description", "created_at")
+    readonly_fields = fields
+
+    @admin.display(description="journal", ordering="pk")
+    def number(self, obj: Journal) -> int:
+        return obj.pk
+
+    @admin.display(description="kind", ordering="kind")
+    def kind_shown(self, obj: Journal) -> str:
+        return journal_kind(obj.kind)
 
 
 @admin.register(LedgerAccount)
@@ -373,9 +567,41 @@ class CardTransactionAdmin(ReadOnlyMixin, admin.ModelAdmin):
     search_fields = ("=reference", "=requestor_reference", "=card__reference")
     date_hierarchy = "created_at"
     list_select_related = ("card",)
-    exclude = ("request_hash", "answer")
+    # Not the request's hash nor the stored answer; amounts, channels and regions as staff read
+    # them.
+    fields = (
+        "reference",
+        "client_id",
+        "requestor_reference",
+        "type",
+        "status",
+        "result",
+        "card",
+        "account",
+        "amount_shown",
+        "channel_shown",
+        "region_shown",
+        "merchant_name",
+        "mcc",
+        "description",
+        "journal",
+        "hold",
+        "original",
+        "reversed",
+        "counts_for_limits",
+        "created",
+    )
+    readonly_fields = fields
 
     amount_shown = amount_column("amount", "amount", with_currency=True)
+
+    @admin.display(description="channel")
+    def channel_shown(self, obj: CardTransaction) -> str:
+        return label_of(Channel, obj.channel) or self.get_empty_value_display()
+
+    @admin.display(description="region")
+    def region_shown(self, obj: CardTransaction) -> str:
+        return label_of(Region, obj.region) or self.get_empty_value_display()
 
     @admin.display(description="created (UTC)", ordering="created_at")
     def created(self, obj: CardTransaction) -> str:

@@ -19,6 +19,7 @@ import re
 from django.db import models
 from django.db.models import Q
 
+from core.display import money
 from core.envelope import new_id
 from core.lifecycle import Lifecycle
 
@@ -113,8 +114,8 @@ class ProductOperation(models.Model):
 class BinRange(models.Model):
     """A BIN (6 or 8 digits) the issuer owns; cards of `product` are numbered in it."""
 
-    bin = models.CharField(max_length=8, unique=True)
-    pan_length = models.PositiveSmallIntegerField(default=16)
+    bin = models.CharField("BIN", max_length=8, unique=True)
+    pan_length = models.PositiveSmallIntegerField("PAN length", default=16)
     product = models.ForeignKey(CardProduct, on_delete=models.PROTECT, related_name="bin_ranges")
     active = models.BooleanField(default=True)
 
@@ -149,7 +150,7 @@ class Customer(models.Model):
     postcode = models.CharField(max_length=16, blank=True)
     country = models.CharField(max_length=2, blank=True)
     kyc_status = models.CharField(
-        max_length=10, choices=KycStatus.choices, default=KycStatus.PENDING
+        "KYC status", max_length=10, choices=KycStatus.choices, default=KycStatus.PENDING
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -188,7 +189,9 @@ class CardAccount(models.Model):
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="accounts")
     product = models.ForeignKey(CardProduct, on_delete=models.PROTECT, related_name="accounts")
     ledger = models.OneToOneField(LedgerAccount, on_delete=models.PROTECT, related_name="owner")
-    iban = models.CharField(max_length=34, blank=True, help_text="Debit: the linked bank account.")
+    iban = models.CharField(
+        "IBAN", max_length=34, blank=True, help_text="Debit: the linked bank account."
+    )
     status = models.CharField(
         max_length=10, choices=AccountStatus.choices, default=AccountStatus.ACTIVE
     )
@@ -278,7 +281,7 @@ class Card(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"card {self.masked} ({self.status})"
+        return f"card {self.masked}, {self.get_status_display()}"
 
     @property
     def masked(self) -> str:
@@ -296,8 +299,8 @@ class Card(models.Model):
 
 class CardStatusChange(models.Model):
     card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="history")
-    from_status = models.CharField(max_length=10, blank=True)
-    to_status = models.CharField(max_length=10)
+    from_status = models.CharField(max_length=10, choices=CardStatus.choices, blank=True)
+    to_status = models.CharField(max_length=10, choices=CardStatus.choices)
     reason = models.CharField(max_length=32, blank=True)
     changed_by = models.CharField(max_length=100, blank=True)
     ndc = models.CharField(max_length=64, blank=True)
@@ -307,7 +310,8 @@ class CardStatusChange(models.Model):
         ordering = ["changed_at", "pk"]
 
     def __str__(self) -> str:
-        return f"{self.from_status or '(new)'} -> {self.to_status} ({self.reason})"
+        # The row's title on the card's page; the reason has its own column there.
+        return f"{self.get_from_status_display() or 'New'} → {self.get_to_status_display()}"
 
 
 _FINAL = {CardStatus.CANCELLED, CardStatus.REPLACED}
@@ -359,7 +363,7 @@ class CardLimit(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.region} {self.channel} limits of {self.card_id}"
+        return f"{self.get_region_display()}, {self.get_channel_display()} limits"
 
 
 class TransactionType(models.TextChoices):
@@ -403,7 +407,7 @@ class CardTransaction(models.Model):
     channel = models.CharField(max_length=10, blank=True)
     region = models.CharField(max_length=10, blank=True)
     merchant_name = models.CharField(max_length=100, blank=True)
-    mcc = models.CharField(max_length=4, blank=True)
+    mcc = models.CharField("MCC", max_length=4, blank=True)
     description = models.CharField(max_length=200, blank=True)
     journal = models.ForeignKey(
         Journal, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -437,7 +441,10 @@ class CardTransaction(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.type} {self.amount} {self.currency} {self.status}"
+        return (
+            f"{self.get_type_display()} {money(self.amount, self.currency)}"
+            f" ({self.get_status_display()})"
+        )
 
 
 class TokenEvent(models.Model):

@@ -9,6 +9,8 @@ account's row lock."""
 from django.db import models
 from django.db.models import Q
 
+from core.display import money
+
 
 class AccountKind(models.TextChoices):
     PREPAID = "PREPAID", "a prepaid card's e-money account (never below zero)"
@@ -67,7 +69,7 @@ class Entry(models.Model):
         constraints = [models.CheckConstraint(condition=~Q(amount=0), name="entry_not_zero")]
 
     def __str__(self) -> str:
-        return f"{self.amount} {self.currency} on {self.account_id}"
+        return f"{money(self.amount, self.currency)} on account {self.account_id}"
 
 
 class Hold(models.Model):

@@ -44,7 +44,7 @@ def test_every_issuer_page_opens_and_shows_no_card_number(admin_client, cards):
     card_page = admin_client.get(pages[8]).content.decode()
     assert cards.prepaid.masked in card_page and "pin_pbkdf2" not in card_page
     account_page = admin_client.get(pages[11]).content.decode()
-    assert "500.00 EUR" in account_page and "LOAD" in account_page
+    assert "500.00 EUR" in account_page and "<td>Load</td>" in account_page
 
 
 def test_staff_suspend_and_resume_a_card_through_the_services(admin_client, admin_user, cards):
