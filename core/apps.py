@@ -8,10 +8,12 @@ class CoreConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import register_converter
 
+        # core.schema (the OpenAPI bearer authentication extension and the views' decorators)
+        # is imported by the views that the URL conf loads, before any schema is generated; a
+        # worker or a command that serves no request does without it and drf-spectacular.
         from . import (
             metrics,
             outbox,
-            schema,  # noqa: F401 - registers the OpenAPI bearer authentication extension
             taskcontext,  # noqa: F401 - connects the ndc and the task metrics to Celery's signals
             tasks,
         )

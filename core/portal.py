@@ -27,8 +27,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
-from .schema.pages import html, portal_page
-
 LOGIN, PASSWORD = "portal:login", "portal:password"
 
 
@@ -108,6 +106,10 @@ def list_operations(operation_id: str, summary: str, what: str) -> Any:
     """The OpenAPI operations of a portal list page (GET, `page` in the query)."""
 
     def operations() -> dict[str, dict[str, Any]]:
+        # The schema's helpers when the schema is made (they bring drf-spectacular): the
+        # framework is also loaded by processes that serve no page (merchants' ready()).
+        from .schema.pages import html, portal_page
+
         parameters = [
             {"name": "page", "in": "query", "required": False, "schema": {"type": "string"}}
         ]

@@ -5,7 +5,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from .generate import BRANDS
+from .brands import BRANDS
 from .png import png_size
 
 DEFAULT = Path(__file__).resolve().parent / "default"

@@ -3,8 +3,6 @@ sensible size."""
 
 import io
 
-from PIL import Image, UnidentifiedImageError
-
 from core.errors import ApplicationError
 
 from ..results import ARTWORK_INVALID
@@ -19,6 +17,10 @@ def png_size(data: bytes) -> tuple[int, int]:
     description saying what is wrong ("is not a PNG image")."""
     if len(data) > MAX_BYTES:
         raise _refused(f"is larger than {MAX_BYTES // 1024} KiB")
+    # Pillow only when an image is checked: a process that never checks one (a worker, the
+    # daily file) does without its 4 MiB.
+    from PIL import Image, UnidentifiedImageError
+
     try:
         with Image.open(io.BytesIO(data)) as image:
             image.verify()
