@@ -16,9 +16,13 @@ from payments.models import Payment
 from payments.selectors import (
     approval_rate,
     declines_by_code,
+    described_declines,
+    figures_by,
     outcome_q,
     payment_figures,
     payment_sales,
+    sales_by_currency,
+    sales_volume,
 )
 from reconciliation.settlement import settlement_run
 from tests.conftest import code
@@ -72,6 +76,36 @@ def test_the_selectors_define_sales_approval_and_declines(merchant, day):
     assert sum(p.sale_amount for p in payment_sales(mine, until=end)) == SALES[1]
     before = payment_sales(mine, until=start)  # as if the reversals came after the day
     assert (before.count(), sum(p.sale_amount for p in before)) == (5, Decimal("275.00"))
+
+
+def test_the_overviews_one_query_adds_up_to_each_definition(merchant, day):
+    """The overview's charts come from one grouped query (figures_by) added up in Python; each
+    sum is the figure its own selector gives."""
+    mine = Payment.objects.filter(merchant=merchant)
+    rows = figures_by(mine, "currency", "payment_brand", "result_code")
+    assert sales_volume(rows) == sales_by_currency(mine)
+    assert sum(r["n"] for r in rows) == mine.count()
+    declined: dict[str, int] = {}
+    for row in rows:
+        if row["declined"]:
+            declined[row["result_code"]] = declined.get(row["result_code"], 0) + row["declined"]
+    assert described_declines(sorted(declined.items())) == declines_by_code(mine)
+    figures = payment_figures(mine)
+    assert (figures["approved"], figures["declined"]) == (4, 1)
+    assert figures["volume"] == [{"currency": "EUR", "amount": SALES[1], "count": SALES[2]}]
+
+
+def test_the_overview_costs_a_fixed_number_of_statements(
+    client, merchant, day, django_assert_max_num_queries
+):
+    """The session (read, and saved by the idle timer: three statements), the user and the
+    membership, today's and this month's figures (one query each) and the four charts (one):
+    whatever the number of payments (the charts took five queries and the figures two each)."""
+    portal_user(merchant, "figures-admin")
+    sign_in(client, "figures-admin")
+    client.get("/portal/")
+    with django_assert_max_num_queries(9):
+        assert client.get("/portal/").status_code == 200
 
 
 def test_overview_dashboard_settlement_summary_and_report_agree(
