@@ -217,3 +217,18 @@ def issuer_keys(settings, tmp_path, _issuer_key_files) -> Path:
     shutil.copytree(_issuer_key_files, directory)
     settings.ISSUER_KEYS_DIR = directory
     return directory
+
+
+@pytest.fixture
+def quick_pin_hash(settings: Any) -> None:
+    """PINs hashed with 1,000 PBKDF2 iterations instead of the production count: the demo cards
+    set theirs in every test that makes them."""
+    settings.ISSUER_PIN_HASH_ITERATIONS = 1000
+
+
+@pytest.fixture
+def demo_requestor_cards(quick_pin_hash: None) -> Any:
+    """The demo requestor's cards (`issuer.demo.demo_cards("oob-client")`)."""
+    from issuer import demo
+
+    return demo.demo_cards("oob-client")

@@ -14,13 +14,8 @@ from issuer import demo
 from issuer.cards import services
 from issuer.cards.models import Card, CardForm, CardLimit, CardProduct, ProductKind
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quick_pin_hash")]
 BINS = {"EUR": "45960100", "JPY": "45960200", "BHD": "45960300"}
-
-
-@pytest.fixture(autouse=True)
-def _quick_pin_hash(settings):
-    settings.ISSUER_PIN_HASH_ITERATIONS = 1000
 
 
 def card_in(currency: str) -> Card:

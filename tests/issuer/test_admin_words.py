@@ -7,21 +7,15 @@ import re
 import pytest
 from django.urls import reverse
 
-from issuer import demo
 from issuer.cards.models import CardTransaction, Journal
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quick_pin_hash")]
 CARDS = reverse("admin:issuer_card_changelist")
 
 
-@pytest.fixture(autouse=True)
-def _quick_pin_hash(settings):
-    settings.ISSUER_PIN_HASH_ITERATIONS = 1000
-
-
 @pytest.fixture
-def cards():  # type: ignore[no-untyped-def]
-    return demo.demo_cards("oob-client")
+def cards(demo_requestor_cards):  # type: ignore[no-untyped-def]
+    return demo_requestor_cards
 
 
 def cells(html: str, field: str) -> list[str]:

@@ -8,18 +8,13 @@ from issuer import demo
 from issuer.cards import services
 from issuer.cards.models import Card, CardLimit, CardProduct, ProductOperation
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quick_pin_hash")]
 CARDS = reverse("admin:issuer_card_changelist")
 
 
-@pytest.fixture(autouse=True)
-def _quick_pin_hash(settings):
-    settings.ISSUER_PIN_HASH_ITERATIONS = 1000
-
-
 @pytest.fixture
-def cards():  # type: ignore[no-untyped-def]
-    return demo.demo_cards("oob-client")
+def cards(demo_requestor_cards):  # type: ignore[no-untyped-def]
+    return demo_requestor_cards
 
 
 def test_every_issuer_page_opens_and_shows_no_card_number(admin_client, cards):
