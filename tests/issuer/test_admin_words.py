@@ -59,6 +59,14 @@ def test_the_card_page_reads_statuses_and_reasons_in_words(admin_client, cards):
     assert "-&gt;" not in html
 
 
+def test_the_admin_writes_times_as_iso_8601_with_their_zone(admin_client, cards):
+    """Not Django's English "Nov. 27, 2026, 3:21 a.m." (config/formats/en)."""
+    card = cards.prepaid
+    html = admin_client.get(reverse("admin:issuer_card_change", args=[card.pk])).content.decode()
+    assert f"{card.created_at:%Y-%m-%d %H:%M:%S} UTC" in html
+    assert "a.m." not in html and "p.m." not in html
+
+
 def test_the_status_actions_and_their_message_speak_words(admin_client, cards):
     page = admin_client.get(CARDS).content.decode()
     assert "Activate (inactive cards)" in page and "Resume (suspended cards)" in page
