@@ -117,6 +117,8 @@ def test_overview_dashboard_settlement_summary_and_report_agree(
     dashboard = admin_client.get("/admin/").content.decode()
     for page in (overview, dashboard):
         assert SALES[0] in page and RATE in page
+    # The overview says what each figure counts, in the words of the selectors' definitions.
+    assert "less what reversals took back" in overview and "is not counted" in overview
     run = settlement_run(merchant=merchant, day=day)
     assert (run.sales_amount, run.sales_count) == SALES[1:]
     assert (run.refunds_amount, run.refunds_count) == (Decimal("30.00"), 1)
