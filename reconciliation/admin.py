@@ -164,7 +164,11 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def chargebacks(self, obj: SettlementRun) -> Any:
         """What chargebacks took and their reversals gave back: "−20.00 +5.00 (1)"."""
         if not (obj.chargebacks_amount or obj.chargeback_reversals_amount):
-            return money_html(obj.chargebacks_amount, obj.currency, with_currency=False)
+            return format_html(
+                '{} <span class="quiet">({})</span>',
+                money_html(obj.chargebacks_amount, obj.currency, with_currency=False),
+                obj.chargebacks_count,
+            )  # "0.00 (0)", as the other columns say none
         return format_html(
             '<span class="num">−{} +{}</span> <span class="quiet">({})</span>',
             amount_text(obj.chargebacks_amount, obj.currency),

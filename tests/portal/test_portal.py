@@ -228,6 +228,11 @@ def test_settlements_reports_chargebacks_and_daily_files(client, shop, merchant,
     assert b"".join(download.streaming_content).startswith(b"HRECONDT_300001")
     assert client.get(f"/portal/files/{theirs.pk}/").status_code == 404
     assert client.get(f"/portal/reports/daily/{today:%Y-%m-%d}.csv").status_code == 404
+    # Chargebacks read like the other columns: the amount (taken back) and the count.
+    assert "0.00 (0)" in runs.split("<tbody>", 1)[1]
+    settlement_run(merchant=merchant, day=today)  # again: the chargeback is the day's now
+    runs = client.get("/portal/settlements/").content.decode()
+    assert f"−{sale.amount:.2f} (1)" in runs
 
 
 def test_a_provisional_run_is_marked_in_the_portal_and_the_admin(
