@@ -12,7 +12,7 @@ admin and the reports take them from, so a list, a page and a file never disagre
 The template filters over these are in `core.templatetags.display` (`{% load display %}`).
 """
 
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -33,6 +33,27 @@ def amount_text(amount: Decimal | None, currency: str) -> str:
     exponent = minor_units(currency)
     value = amount or Decimal(0)
     return f"{value:.{exponent if exponent is not None else DEFAULT_EXPONENT}f}"
+
+
+def exponent_of(currency: str) -> int:
+    """The currency's ISO 4217 exponent, as core.display shows its amounts."""
+    exponent = minor_units(currency)
+    return DEFAULT_EXPONENT if exponent is None else exponent
+
+
+def decimals_problem(amount: Decimal, currency: str) -> str:
+    """Why `amount` cannot be an amount in `currency` (it has more decimals than the currency's
+    ISO 4217 exponent; zeros beyond it are fine: 250.00 JPY is 250), or ""."""
+    exponent = exponent_of(currency)
+    try:
+        fits = amount == amount.quantize(Decimal(1).scaleb(-exponent), rounding=ROUND_DOWN)
+    except InvalidOperation:  # more digits than a Decimal holds: the field's own check says so
+        return ""
+    if fits:
+        return ""
+    if exponent == 0:
+        return f"{currency} has no decimals: enter a whole amount, not {amount}."
+    return f"{currency} has {exponent} decimals: {amount} has more."
 
 
 def money(amount: Decimal | None, currency: str) -> str:

@@ -20,7 +20,7 @@ from core.admin import (
     each_through_service,
     staff_actor,
 )
-from core.display import amount_text, money_html
+from core.display import amount_text
 from core.errors import ApplicationError
 from core.fields.codes import minor_units
 
@@ -162,19 +162,19 @@ class SettlementRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="chargebacks", ordering="chargebacks_amount")
     def chargebacks(self, obj: SettlementRun) -> Any:
-        """What chargebacks took and their reversals gave back: "−20.00 +5.00 (1)"."""
-        if not (obj.chargebacks_amount or obj.chargeback_reversals_amount):
-            return format_html(
-                '{} <span class="quiet">({})</span>',
-                money_html(obj.chargebacks_amount, obj.currency, with_currency=False),
-                obj.chargebacks_count,
-            )  # "0.00 (0)", as the other columns say none
-        return format_html(
-            '<span class="num">−{} +{}</span> <span class="quiet">({})</span>',
-            amount_text(obj.chargebacks_amount, obj.currency),
-            amount_text(obj.chargeback_reversals_amount, obj.currency),
+        """What chargebacks took, with their count, as the portal says it: "−20.00 (1)", "0.00
+        (0)" for none; what their reversals gave back on a line of its own ("+5.00 reversed")."""
+        taken = amount_text(obj.chargebacks_amount, obj.currency)
+        shown = format_html(
+            '<span class="num">{}{}</span> <span class="quiet">({})</span>',
+            "−" if obj.chargebacks_amount else "",
+            taken,
             obj.chargebacks_count,
         )
+        if obj.chargeback_reversals_amount:
+            back = amount_text(obj.chargeback_reversals_amount, obj.currency)
+            shown = format_html("{}<br>+{} reversed", shown, back)
+        return shown
 
     @admin.display(description="reserve held / released", ordering="reserve_held")
     def reserve(self, run: SettlementRun) -> Any:

@@ -6,6 +6,7 @@ is kept (ExchangeRateChange)."""
 
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 from core.business_day import business_day_bounds
 from core.display import money
@@ -215,7 +216,11 @@ class ReconFile(models.Model):
     records = models.PositiveIntegerField(help_text="Detail records (the trailer's count).")
     size = models.PositiveBigIntegerField(help_text="Bytes.")
     sha256 = models.CharField("SHA-256", max_length=64)
-    generated_at = models.DateTimeField(auto_now=True)
+    generated_at = models.DateTimeField(
+        default=timezone.now,
+        help_text="When its data was read (before the settlement it carries): before its "
+        "day's cut-off, the file is a preview that the file made after the cut-off replaces.",
+    )
 
     class Meta:
         ordering = ["-day", "name"]
@@ -230,6 +235,7 @@ class ReconFile(models.Model):
 
     @property
     def preview(self) -> bool:
-        """Made before its business day's cut-off (`recon_file --before-cutoff`): it misses what
-        the rest of the day brought, and the file made after the cut-off replaces it."""
+        """Its data read before its business day's cut-off (`recon_file --before-cutoff`, or a
+        run that began just before it): it misses what the rest of the day brought, and the
+        file made after the cut-off replaces it."""
         return self.generated_at < business_day_bounds(self.day)[1]

@@ -12,7 +12,7 @@ Staff read words, not codes: a status or a kind by its label, a reason with its 
 250.000), though the model keeps three decimals for every currency (docs/portal.md).
 """
 
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django import forms
@@ -33,8 +33,7 @@ from core.admin import (
     form_action,
     staff_actor,
 )
-from core.display import DEFAULT_EXPONENT, amount_text, money, result_html
-from core.fields.codes import minor_units
+from core.display import amount_text, decimals_problem, exponent_of, money, result_html
 
 from ..ledger import services as ledger
 from ..ledger.models import Entry, Journal, LedgerAccount
@@ -59,27 +58,6 @@ from .models import (
 )
 
 
-def exponent_of(currency: str) -> int:
-    """The currency's ISO 4217 exponent, as core.display shows its amounts."""
-    exponent = minor_units(currency)
-    return DEFAULT_EXPONENT if exponent is None else exponent
-
-
-def decimals_problem(amount: Decimal, currency: str) -> str:
-    """Why `amount` cannot be an amount in `currency` (it has more decimals than the currency's
-    ISO 4217 exponent; zeros beyond it are fine: 250.00 JPY is 250), or ""."""
-    exponent = exponent_of(currency)
-    try:
-        fits = amount == amount.quantize(Decimal(1).scaleb(-exponent), rounding=ROUND_DOWN)
-    except InvalidOperation:  # more digits than a Decimal holds: the field's own check says so
-        return ""
-    if fits:
-        return ""
-    if exponent == 0:
-        return f"{currency} has no decimals: enter a whole amount, not {amount}."
-    return f"{currency} has {exponent} decimals: {amount} has more."
-
-
 def amount_for_editing(value: Any, currency: str) -> Any:
     """A stored amount as an input shows it: with the currency's exponent (250.00 EUR, not
     250.000); one that does not fit the currency as it is, so the form names the problem."""
@@ -98,6 +76,7 @@ class CurrencyAmountField(forms.DecimalField):
     ) -> None:
         self.currency = currency
         exponent = exponent_of(currency)
+        kwargs.setdefault("min_value", Decimal(0))  # a limit, a balance: never below nothing
         super().__init__(
             max_digits=max_digits - stored_places + exponent, decimal_places=exponent, **kwargs
         )

@@ -2,9 +2,11 @@
 status, limits, CVV2 and dCVV, 3-D Secure channel, PIN. ExpiryDateUpdate and BlacklistUpdate are
 NA for both products: they always answer "not applicable"."""
 
+from decimal import Decimal
 from typing import Any
 
 from core import results
+from core.display import decimals_problem
 from core.errors import ApplicationError, ParameterError
 from core.fields import UN, Amount, Choice, Month, N, Year
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given
@@ -215,6 +217,15 @@ def limit_setting(call: Call) -> Answer:
             row[column] = (
                 None if value in (None, "") else (int(value) if "Count" in name else value)
             )
+            # An amount in the card's currency: no finer than its ISO 4217 exponent (250.50 is
+            # no JPY amount; 250.00 is 250).
+            problem = (
+                decimals_problem(Decimal(value), found.account.currency)
+                if "Amount" in name and value not in (None, "")
+                else ""
+            )
+            if problem:
+                problems.append((f"limits[{index}].{name}", None, problem))
         rows.append(row)
     if not rows:
         problems.append(("limits[0].region", None, "send at least one limit"))

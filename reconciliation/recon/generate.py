@@ -20,13 +20,14 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import IO, Any
 
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import storages
 from django.db import connection, transaction
+from django.utils import timezone
 
 from core.business_day import business_day_bounds
 from merchants.models import Entity, EntityType, Merchant
@@ -209,8 +210,12 @@ def produce(
     *,
     production: bool | None = None,
     progress: Callable[[int], None] | None = None,
+    as_of: datetime | None = None,
 ) -> Produced:
-    """Write the entity's file of `day` to the reconciliation storage and record it."""
+    """Write the entity's file of `day` to the reconciliation storage and record it, with the
+    moment its data was read (`as_of`, by default now, before the first read): a file whose
+    moment is before its day's cut-off is a preview, whenever it is saved."""
+    as_of = as_of or timezone.now()
     production = settings.RECON_PRODUCTION if production is None else production
     name = file_name(entity.entity_id, day, production=production)
     path = f"{day:%Y/%m/%d}/{name}"
@@ -255,6 +260,7 @@ def produce(
             "records": count,
             "size": size,
             "sha256": sha256,
+            "generated_at": as_of,
         },
     )
     return Produced(record, saved)
@@ -274,9 +280,10 @@ def recon_file_generate(
     that cannot be settled, a currency without an exchange rate, is listed in `failures` and
     its records carry 0), then the entity's file of `day` is produced. The one way the
     `recon_file` command, beat's task, the admin and seed_demo make a day's file."""
+    as_of = timezone.now()  # before the settlement the file carries
     if settle:
         settle_unsettled(merchants_of(entity), day, failures)
-    return produce(entity, day, production=production, progress=progress)
+    return produce(entity, day, production=production, progress=progress, as_of=as_of)
 
 
 def entities_of_day(day: date) -> list[Entity]:

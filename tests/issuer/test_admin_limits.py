@@ -98,6 +98,7 @@ def test_staff_set_a_limit_in_the_cards_currency(admin_client, currency, typed, 
         ("EUR", "250.0001", "EUR has 2 decimals: 250.0001 has more."),
         ("JPY", "250.5", "JPY has no decimals: enter a whole amount, not 250.5."),
         ("BHD", "250.0005", "BHD has 3 decimals: 250.0005 has more."),
+        ("EUR", "-5", "Ensure this value is greater than or equal to 0."),
     ],
 )
 def test_an_amount_with_more_decimals_than_the_currency_is_refused_and_nothing_written(
@@ -142,3 +143,27 @@ def test_a_products_maximum_balance_has_its_currencys_decimals(admin_client):
     assert refused.status_code == 200
     assert "JPY has no decimals: enter a whole amount, not 10000.50." in refused.content.decode()
     assert CardProduct.objects.get(pk=prepaid.pk).currency == "EUR"
+
+
+def test_the_api_refuses_a_limit_finer_than_the_cards_currency_and_writes_nothing():
+    """LimitSetting's amounts have two decimals on the wire; a JPY card's limit has none: 250.50
+    is refused by name (nothing written), 250.00 is 250."""
+    from issuer import operations
+
+    card = card_in("JPY")
+    operation = operations.lookup("card", "LimitSetting")
+    assert operation is not None
+
+    def limit_setting(amount: str) -> dict[str, object]:
+        limits = [{"region": "DOMESTIC", "channel": "POS", "perTransactionAmount": amount}]
+        payload = {"cardReference": card.reference, "limits": limits}
+        return operations.perform(operation, client_id="oob-client", payload=payload)
+
+    refused = limit_setting("250.50")
+    assert refused["result"]["code"].startswith("200.300.")  # the parameter family
+    assert "limits[0].perTransactionAmount" in str(refused)
+    assert "JPY has no decimals" in str(refused)
+    assert card.limits.get().per_transaction == Decimal("250")  # as it was
+    accepted = limit_setting("300.00")
+    assert accepted["result"]["code"] == "000.000.100"  # a request that succeeded
+    assert card.limits.get().per_transaction == Decimal("300")

@@ -190,7 +190,9 @@ def test_the_notification_url_is_set(client, shop, merchant, settings):
     assert merchant.notification_url == "https://shop.example.com/notify"
 
 
-def test_settlements_reports_chargebacks_and_daily_files(client, shop, merchant, other_shop):
+def test_settlements_reports_chargebacks_and_daily_files(
+    client, admin_client, shop, merchant, other_shop
+):
     from django.utils import timezone
 
     from reconciliation import services
@@ -233,6 +235,8 @@ def test_settlements_reports_chargebacks_and_daily_files(client, shop, merchant,
     settlement_run(merchant=merchant, day=today)  # again: the chargeback is the day's now
     runs = client.get("/portal/settlements/").content.decode()
     assert f"−{sale.amount:.2f} (1)" in runs
+    listed = admin_client.get("/admin/reconciliation/settlementrun/").content.decode()
+    assert re.search(rf"−{sale.amount:.2f}</span> <span class=\"quiet\">\(1\)", listed)
 
 
 def test_a_provisional_run_is_marked_in_the_portal_and_the_admin(

@@ -290,6 +290,24 @@ def test_the_beat_task_produces_each_entitys_file_once(
     assert SettlementRun.objects.filter(merchant=merchant, day=day_of_payments).exists()
 
 
+def test_a_file_read_before_the_cut_off_is_a_preview_whenever_it_is_saved(
+    merchant, day_of_payments, eager
+):
+    """The file's moment is when its data was read (before the settlement it carries), not when
+    its row was saved: a run that began just before the cut-off and ended after it is a preview,
+    and beat makes the day's file again."""
+    from core.business_day import business_day_bounds
+
+    ended = business_day_bounds(day_of_payments)[1]
+    read = produce(merchant.entity, day_of_payments, as_of=ended - timedelta(seconds=1)).record
+    assert read.preview and read.generated_at < ended
+    after = ended + timedelta(hours=1)
+    with mock.patch("reconciliation.tasks.timezone.now", return_value=after):
+        assert recon_files_last_day() >= 1  # made again, not taken for the day's file
+    again = ReconFile.objects.get(pk=read.pk)
+    assert not again.preview and again.generated_at == after
+
+
 def test_staff_download_files_and_produce_them_again(admin_client, merchant, day_of_payments):
     produced = produce(merchant.entity, day_of_payments, production=True)
     listing = admin_client.get("/admin/reconciliation/reconfile/")
