@@ -8,7 +8,7 @@ from typing import Any
 from django.utils import timezone
 
 from core.fields import AN, Amount, Choice, Country, Currency, Month, N, Year
-from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given, together
+from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, fits_currency, given, together
 
 from ..cards import money, services
 from ..cards.models import Card, CardTransaction
@@ -58,6 +58,12 @@ EXPIRY_RULES = [together("expiryMonth", "expiryYear")]
 def positive_amount(flat: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
     if given(flat, "amount") and flat["amount"] <= 0:
         yield "amount", "must be more than 0"
+
+
+# The amount holds no fraction its currency does not have (250.50 is no JPY amount), as the
+# acquirer's payments are checked.
+amount_fits = fits_currency("amount", "currency")
+AMOUNT_RULES = [positive_amount, amount_fits]
 
 
 MERCHANT = [

@@ -18,6 +18,7 @@ from ..cards import money
 from ..cards.models import TransactionType
 from .common import (
     AMOUNT,
+    AMOUNT_RULES,
     CARD_REFERENCE,
     CHANNEL,
     CURRENCY,
@@ -32,7 +33,6 @@ from .common import (
     expiry_of,
     money_request,
     original_for,
-    positive_amount,
     stamp,
     where,
 )
@@ -56,7 +56,9 @@ def balance_inquiry(call: Call) -> Answer:
 
 
 @transaction(
-    "LoadFund", Table([*MOVE, DESCRIPTION], rules=[positive_amount]), "put money on a prepaid card"
+    "LoadFund",
+    Table([*MOVE, DESCRIPTION], rules=AMOUNT_RULES),
+    "put money on a prepaid card",
 )
 def load_fund(call: Call) -> Answer:
     f = call.fields
@@ -66,7 +68,9 @@ def load_fund(call: Call) -> Answer:
 
 
 @transaction(
-    "Withdraw", Table([*MOVE, *MERCHANT], rules=[positive_amount]), "cash out (an ATM or a counter)"
+    "Withdraw",
+    Table([*MOVE, *MERCHANT], rules=AMOUNT_RULES),
+    "cash out (an ATM or a counter)",
 )
 def withdraw(call: Call) -> Answer:
     f = call.fields
@@ -91,7 +95,7 @@ TRANSFER = Table(
         ),
         DESCRIPTION,
     ],
-    rules=[positive_amount],
+    rules=AMOUNT_RULES,
 )
 
 
@@ -121,7 +125,7 @@ PURCHASE = Table(
         EXPIRY_MONTH,
         EXPIRY_YEAR,
     ],
-    rules=[positive_amount, *EXPIRY_RULES],
+    rules=[*AMOUNT_RULES, *EXPIRY_RULES],
 )
 
 
@@ -139,7 +143,7 @@ def purchase(call: Call) -> Answer:
     )
 
 
-REFUND = Table([ORIGINAL, REQUESTOR_REFERENCE, AMOUNT, CURRENCY], rules=[positive_amount])
+REFUND = Table([ORIGINAL, REQUESTOR_REFERENCE, AMOUNT, CURRENCY], rules=AMOUNT_RULES)
 
 
 @transaction("Refund", REFUND, "give back (part of) a Purchase")
@@ -173,7 +177,7 @@ BLOCK = Table(
         ),
         *MERCHANT,
     ],
-    rules=[positive_amount],
+    rules=AMOUNT_RULES,
 )
 
 
@@ -199,7 +203,9 @@ def unblock_fund(call: Call) -> Answer:
 
 
 @transaction(
-    "ServiceCharge", Table([*MOVE, DESCRIPTION], rules=[positive_amount]), "charge the issuer's fee"
+    "ServiceCharge",
+    Table([*MOVE, DESCRIPTION], rules=AMOUNT_RULES),
+    "charge the issuer's fee",
 )
 def service_charge(call: Call) -> Answer:
     f = call.fields
@@ -227,7 +233,8 @@ def verification(call: Call) -> Answer:
 
 
 ADJUSTMENT = Table(
-    [*MOVE, F("description", AN(200), MANDATORY, meaning="why")], rules=[positive_amount]
+    [*MOVE, F("description", AN(200), MANDATORY, meaning="why")],
+    rules=AMOUNT_RULES,
 )
 
 

@@ -167,3 +167,26 @@ def test_the_api_refuses_a_limit_finer_than_the_cards_currency_and_writes_nothin
     accepted = limit_setting("300.00")
     assert accepted["result"]["code"] == "000.000.100"  # a request that succeeded
     assert card.limits.get().per_transaction == Decimal("300")
+
+
+@pytest.mark.parametrize("operation", ["Purchase", "LoadFund", "Withdraw", "BlockFund"])
+def test_a_money_operation_refuses_an_amount_finer_than_its_currency(operation):
+    """As the acquirer's payments are checked (core.tables.fits_currency): 250.50 is no JPY
+    amount, refused by name before anything is looked up or written."""
+    from issuer import operations
+    from issuer.cards.models import CardTransaction
+
+    card = card_in("JPY")
+    found = operations.lookup("transaction", operation)
+    assert found is not None
+    payload = {
+        "cardReference": card.reference,
+        "requestorReference": f"fine-{operation}",
+        "amount": "250.50",
+        "currency": "JPY",
+        **({"channel": "POS"} if operation == "Purchase" else {}),
+    }
+    refused = operations.perform(found, client_id="oob-client", payload=payload)
+    assert refused["result"]["code"].startswith("200.300."), refused
+    assert "JPY" in str(refused) and "amount" in str(refused)
+    assert not CardTransaction.objects.filter(card=card).exists()
