@@ -12,13 +12,13 @@ admin and the reports take them from, so a list, a page and a file never disagre
 The template filters over these are in `core.templatetags.display` (`{% load display %}`).
 """
 
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from . import results
-from .fields.codes import minor_units
+from .fields.codes import minor_units, within_exponent
 
 DEFAULT_EXPONENT = 2  # a code ISO gives no exponent (XAU, XDR) or no currency at all
 
@@ -30,9 +30,7 @@ _PENDING_FAMILIES = frozenset({"pending", "pending_long"})
 def amount_text(amount: Decimal | None, currency: str) -> str:
     """The amount with the currency's ISO 4217 exponent, no currency: 12.5 EUR -> 12.50,
     1500 JPY -> 1500, 1.234 BHD -> 1.234 (None counts as 0, as the reports print it)."""
-    exponent = minor_units(currency)
-    value = amount or Decimal(0)
-    return f"{value:.{exponent if exponent is not None else DEFAULT_EXPONENT}f}"
+    return f"{amount or Decimal(0):.{exponent_of(currency)}f}"
 
 
 def exponent_of(currency: str) -> int:
@@ -45,11 +43,7 @@ def decimals_problem(amount: Decimal, currency: str) -> str:
     """Why `amount` cannot be an amount in `currency` (it has more decimals than the currency's
     ISO 4217 exponent; zeros beyond it are fine: 250.00 JPY is 250), or ""."""
     exponent = exponent_of(currency)
-    try:
-        fits = amount == amount.quantize(Decimal(1).scaleb(-exponent), rounding=ROUND_DOWN)
-    except InvalidOperation:  # more digits than a Decimal holds: the field's own check says so
-        return ""
-    if fits:
+    if within_exponent(amount, exponent):
         return ""
     if exponent == 0:
         return f"{currency} has no decimals: enter a whole amount, not {amount}."

@@ -4,6 +4,7 @@ published list (pycountry has no minor units)."""
 
 import re
 from dataclasses import dataclass
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from functools import cache
 
 import iso4217
@@ -112,3 +113,13 @@ def minor_units(code: str) -> int | None:
     except ValueError:
         return None
     return None if exponent is None else int(exponent)
+
+
+def within_exponent(amount: Decimal, exponent: int) -> bool:
+    """Whether `amount` has no fraction beyond `exponent` decimals (zeros beyond it are fine:
+    250.00 is a whole amount). One of more digits than a Decimal holds counts as within: the
+    amount's own field refuses it."""
+    try:
+        return amount == amount.quantize(Decimal(1).scaleb(-exponent), rounding=ROUND_DOWN)
+    except InvalidOperation:
+        return True

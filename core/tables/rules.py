@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
-from ..fields.codes import minor_units
+from ..fields.codes import minor_units, within_exponent
 from .table import Rule
 
 
@@ -79,8 +79,8 @@ def fits_currency(amount: str, currency: str) -> Rule:
         if exponent is None:
             yield amount, f"cannot be given in {code}: ISO 4217 defines no minor unit for it"
             return
-        fitting = value.quantize(Decimal(1).scaleb(-exponent), rounding=ROUND_DOWN)
-        if value != fitting:
+        if not within_exponent(value, exponent):
+            fitting = value.quantize(Decimal(1).scaleb(-exponent), rounding=ROUND_DOWN)
             shown = "no minor unit" if exponent == 0 else f"{exponent} decimals"
             yield (
                 amount,

@@ -17,8 +17,8 @@ from core.errors import NotFound
 from core.lookups import one
 
 from .. import results
-from ..ledger.lock_objects import held_total
 from ..ledger.models import LedgerAccount
+from ..ledger.selectors import held_total
 from .models import (
     Card,
     CardAccount,

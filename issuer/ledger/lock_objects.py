@@ -4,13 +4,9 @@ is taken inside the caller's transaction and holds until it commits."""
 
 from collections.abc import Iterable
 from datetime import datetime
-from decimal import Decimal
-
-from django.db.models import DecimalField, OuterRef, Subquery, Sum, Value
-from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from .models import Hold, LedgerAccount
+from .selectors import held_total
 
 
 def accounts_lock(*, accounts: Iterable[LedgerAccount]) -> dict[int, LedgerAccount]:
@@ -36,18 +32,3 @@ def account_lock_with_held(*, account: LedgerAccount, now: datetime | None = Non
         .annotate(held_total=held_total(now=now))
         .get(pk=account.pk)
     )
-
-
-def held_total(*, now: datetime | None = None) -> Coalesce:
-    """An account's holds that still count at `now`, as an annotation of LedgerAccount rows."""
-    held = (
-        Hold.objects.filter(
-            account=OuterRef("pk"), released_at__isnull=True, expires_at__gt=now or timezone.now()
-        )
-        .order_by()
-        .values("account")
-        .annotate(total=Sum("amount"))
-        .values("total")
-    )
-    money = DecimalField(max_digits=16, decimal_places=3)
-    return Coalesce(Subquery(held, output_field=money), Value(Decimal(0)))

@@ -33,6 +33,7 @@ from core.errors import ApplicationError
 from .. import results
 from .lock_objects import accounts_lock, hold_lock
 from .models import Entry, Hold, Journal, LedgerAccount
+from .selectors import holds_counting
 
 logger = logging.getLogger("issuer.ledger")
 
@@ -67,9 +68,9 @@ class InsufficientFunds(ApplicationError):
 
 def held(*, account: LedgerAccount, now: datetime | None = None) -> Decimal:
     """The total of the account's holds that still count at `now` (not released, not expired)."""
-    total = Hold.objects.filter(
-        account=account, released_at__isnull=True, expires_at__gt=now or timezone.now()
-    ).aggregate(total=Sum("amount"))["total"]
+    total = Hold.objects.filter(holds_counting(now=now), account=account).aggregate(
+        total=Sum("amount")
+    )["total"]
     return total or Decimal(0)
 
 

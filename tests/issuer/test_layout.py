@@ -11,6 +11,7 @@ from django.conf import settings
 from issuer import lock_objects as issuer_locks
 from issuer.cards import lock_objects, money, selectors, services
 from issuer.ledger import lock_objects as ledger_locks
+from issuer.ledger import selectors as ledger_selectors
 from issuer.ledger import services as ledger
 
 ISSUER = Path(settings.BASE_DIR) / "issuer"
@@ -51,7 +52,10 @@ def positional(module) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_the_public_functions_of_cards_money_and_ledger_are_keyword_only():
-    modules = [money, services, selectors, lock_objects, ledger, ledger_locks, issuer_locks]
+    modules = [
+        money, services, selectors, lock_objects, ledger, ledger_locks, ledger_selectors,
+        issuer_locks,
+    ]  # fmt: skip
     assert [name for module in modules for name in positional(module)] == []
 
 
