@@ -50,6 +50,7 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     expect(page.locator("figure svg")).to_have_count(4)
     expect(page.locator(".figures").first).to_contain_text("187.00 EUR")
     expect(page.locator("figure").nth(3)).to_contain_text("external bank declines")
+    expect(page.locator("#figures-meaning")).to_contain_text("pending (3-D Secure) is not counted")
     screenshot(desk, "portal-overview.png", full_page=True)
 
     page.click("text=Transactions")
@@ -79,6 +80,7 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     page.click("text=Settlements")
     expect(page.locator("tbody tr")).to_have_count(1)
     expect(page.locator("tbody")).to_contain_text("187.00 (4)")
+    expect(page.locator("tbody")).to_contain_text("0.00 (0)")  # chargebacks, as the others
     expect(page.locator("tbody .provisional")).to_have_text("provisional")  # before the cut-off
     screenshot(desk, "portal-settlements.png")
     with page.expect_download() as report:
@@ -87,6 +89,7 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     page.click("text=Chargebacks")
     screenshot(desk, "portal-chargebacks.png")
     page.click("text=Daily files")
+    expect(page.locator("tbody .provisional")).to_have_text("preview")  # before the cut-off
     with page.expect_download() as daily:
         page.click("tbody a")
     assert open(daily.value.path(), "rb").read().startswith(b"HRECONDT_300001")  # noqa: SIM115

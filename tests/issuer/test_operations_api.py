@@ -51,6 +51,36 @@ def test_an_operation_through_the_jwe_api(issuer_keys, make_requestor, cards):
 
 
 @pytest.mark.django_db
+def test_an_amount_finer_than_its_currency_is_refused_by_name_through_the_api(
+    issuer_keys, make_requestor
+):
+    """The protocol answers every refusal in its JWE envelope (HTTP 200): 200.300.404 naming the
+    field, nothing written; a JPY card's Purchase of 250.50 and its limit of 250.50 alike."""
+    from tests.issuer.test_admin_limits import card_in
+
+    card = card_in("JPY")
+    api = Api(make_requestor("oob-client", scopes=GROUP_SCOPES), scope="TRANSACTION CARD")
+    purchase = {
+        "cardReference": card.reference,
+        "requestorReference": "jpy-1",
+        "amount": "250.50",
+        "currency": "JPY",
+        "channel": "POS",
+    }
+    answer = api.call("/issuer/v1/transaction/Purchase", purchase)
+    assert answer["result"]["code"] == "200.300.404"
+    assert [e["name"] for e in answer["result"]["parameterErrors"]] == ["amount"]
+    assert not CardTransaction.objects.filter(card=card).exists()
+    limits = [{"region": "DOMESTIC", "channel": "POS", "dailyAmount": "250.50"}]
+    answer = api.call(
+        "/issuer/v1/card/LimitSetting", {"cardReference": card.reference, "limits": limits}
+    )
+    assert answer["result"]["code"] == "200.300.404"
+    assert [e["name"] for e in answer["result"]["parameterErrors"]] == ["limits[0].dailyAmount"]
+    assert card.limits.get().daily_amount is None  # as card_in left it
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("group", "name"), sorted(k for k in CATALOGUE if k[0] != "authentication")
 )
