@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from core import cards as core_cards
 from core.errors import NotFound
-from core.lookups import one
+from core.prepared import INTEGER, MOMENT, TEXT, PreparedRead
 
 from .. import results
 from ..ledger.models import LedgerAccount
@@ -48,19 +48,37 @@ def cards_of(*, client_id: str) -> QuerySet[Card]:
     )
 
 
+def _card_with_letter(client_id: str, reference: str, operation: str) -> QuerySet[Card]:
+    row = ProductOperation.objects.filter(product=OuterRef("product"), operation=operation)
+    return (
+        cards_of(client_id=client_id)
+        .filter(reference=reference)
+        .annotate(
+            operation_letter=Subquery(row.values("letter")[:1]),
+            operation_enabled=Subquery(row.values("enabled")[:1]),
+        )
+    )
+
+
+# Every operation on a card starts with one of these reads: their SQL is compiled once per
+# process (core.prepared). (client_id, reference) is unique.
+_CARD = PreparedRead(
+    lambda client_id, reference: cards_of(client_id=client_id).filter(reference=reference),
+    client_id=TEXT,
+    reference=TEXT,
+)
+_CARD_WITH_LETTER = PreparedRead(_card_with_letter, client_id=TEXT, reference=TEXT, operation=TEXT)
+
+
 def card_of(*, client_id: str, reference: str, operation: str = "") -> Card:
     """The requestor's card by its reference; 404 like an unknown one. With `operation` (an
     entry's path), the card comes with its product's row for it (`operation_letter`,
     `operation_enabled`, None when the product has none) in the same statement, for
     services.require_letter."""
-    cards = cards_of(client_id=client_id).filter(reference=reference)
     if operation:
-        row = ProductOperation.objects.filter(product=OuterRef("product"), operation=operation)
-        cards = cards.annotate(
-            operation_letter=Subquery(row.values("letter")[:1]),
-            operation_enabled=Subquery(row.values("enabled")[:1]),
-        )
-    card = one(cards)  # (client_id, reference) is unique: no ORDER BY to build
+        card = _CARD_WITH_LETTER.one(client_id=client_id, reference=reference, operation=operation)
+    else:
+        card = _CARD.one(client_id=client_id, reference=reference)
     if card is None:
         raise NotFound(results.CARD_NOT_FOUND)
     return card
@@ -133,11 +151,20 @@ def balances_read(*, account: LedgerAccount) -> dict[str, str]:
     }
 
 
+_LEDGER_WITH_HELD = PreparedRead(
+    lambda pk, now: LedgerAccount.objects.annotate(held_total=held_total(now=now)).filter(pk=pk),
+    pk=INTEGER,
+    now=MOMENT,
+)
+
+
 def balances(*, card: Card) -> dict[str, str]:
     """The card's account: ledger and available balance, what is held, the currency (as the
     Transaction group answers them)."""
     # The account and its holds' total in one statement (as the funds check reads them).
-    account = LedgerAccount.objects.annotate(held_total=held_total()).get(pk=card.account.ledger_id)
+    account = _LEDGER_WITH_HELD.one(pk=card.account.ledger_id, now=timezone.now())
+    if account is None:
+        raise LedgerAccount.DoesNotExist("the card's ledger account")
     return balances_read(account=account)
 
 

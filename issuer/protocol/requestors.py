@@ -28,7 +28,7 @@ from jwcrypto.common import JWException, base64url_decode
 from oauth2_provider.models import Application
 
 from core.errors import Unavailable
-from core.lookups import one
+from core.prepared import TEXT, PreparedRead
 
 from .. import results
 from ..lock_objects import application_lock
@@ -337,14 +337,19 @@ def requestor_register(
     return profile
 
 
+# A client id names one application (unique). Read on every token and every API request: its
+# SQL is compiled once per process (core.prepared).
+_REQUESTOR = PreparedRead(
+    lambda client_id: RequestorProfile.objects.select_related("application").filter(
+        application__client_id=client_id
+    ),
+    client_id=TEXT,
+)
+
+
 def requestor_get(client_id: str) -> RequestorProfile | None:
     """The requestor profile (with its application) of a client id, or None."""
-    # A client id names one application (unique): no ORDER BY to build on the hot path.
-    return one(
-        RequestorProfile.objects.select_related("application").filter(
-            application__client_id=client_id
-        )
-    )
+    return _REQUESTOR.one(client_id=client_id)
 
 
 def kids_summary(keys: Iterable[tuple[str, jwk.JWK]]) -> list[str]:

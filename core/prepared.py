@@ -1,0 +1,175 @@
+"""Hot look-ups whose SQL the ORM compiles once per process, not once per request (issue 21).
+
+A queryset is rebuilt and compiled on every call: for a card read with its product, customer,
+account, ledger and an annotated subquery, Django's compiler spends more CPU than PostgreSQL
+spends answering. `PreparedRead` asks the ORM for the statement once per database alias, with
+sentinel arguments, and afterwards sends the same SQL with each call's arguments through the
+connection's cursor (so `execute_wrapper`, the debug log and statement counts see it as before),
+building the instances as Django's `ModelIterable` does: `from_db`, the select_related
+populators and the annotations.
+
+The queryset must depend on its named arguments only. At its first use the statement is compiled
+twice with two different sets of sentinels: the SQL must be the same, and the parameters must
+differ exactly where the sentinels are (a `timezone.now()` read inside the builder, say, is
+refused as ImproperlyConfigured rather than frozen into the statement).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Generic, TypeVar
+
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connections
+from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
+from django.utils import timezone
+
+M = TypeVar("M", bound=Model)
+
+# The kinds of argument a prepared statement takes. Each argument gets two sentinels of its kind
+# (`_sentinel`), told apart from every other parameter of the statement and from each other.
+TEXT, INTEGER, MOMENT = "text", "integer", "moment"
+_EPOCH = datetime(2001, 2, 3, 4, 5, 6, 789012, tzinfo=UTC)
+
+
+def _sentinel(kind: str, index: int, which: int) -> Any:
+    if kind == TEXT:
+        return f"\x1fprepared-{index}-{which}\x1f"
+    if kind == INTEGER:
+        # Within every integer column's range but the small ones': the ORM turns a look-up
+        # outside the column's range into "no rows" without a statement.
+        return 1_987_654_000 + 2 * index + which
+    return _EPOCH + timedelta(days=400 * index + which, microseconds=index + 1)
+
+
+_TYPES: dict[str, type] = {TEXT: str, INTEGER: int, MOMENT: datetime}
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    params: tuple[Any, ...]
+    slots: dict[str, tuple[int, ...]]  # argument -> positions in params
+    compiler: Any  # the SQLCompiler after as_sql(): select, klass_info, annotations, converters
+    init_list: tuple[str, ...]
+    fields_start: int
+    fields_end: int
+    populators: tuple[Any, ...]
+
+
+class PreparedRead(Generic[M]):
+    """`build(**arguments)` returns the queryset; `arguments` names each argument's kind
+    (TEXT, INTEGER or MOMENT). `one(**values)` is the row or None, for a look-up by a unique
+    key: the statement has no ORDER BY and reads one row (as core.lookups.one)."""
+
+    def __init__(self, build: Callable[..., QuerySet[M]], **arguments: str) -> None:
+        unknown = {kind for kind in arguments.values() if kind not in _TYPES}
+        if unknown:
+            raise ImproperlyConfigured(f"unknown argument kinds {sorted(unknown)}")
+        self._build = build
+        self._arguments = arguments
+        self._compiled: dict[str, _Compiled] = {}
+        self._lock = threading.Lock()
+
+    def one(self, *, using: str = "default", **values: Any) -> M | None:
+        return next(self._rows(using, values), None)
+
+    def _rows(self, using: str, values: dict[str, Any]) -> Iterator[M]:
+        if values.keys() != self._arguments.keys():
+            raise TypeError(f"arguments {sorted(values)}, expected {sorted(self._arguments)}")
+        compiled = self._compiled.get(using) or self._compile(using)
+        connection = connections[using]
+        params = list(compiled.params)
+        for name, kind in self._arguments.items():
+            value = values[name]
+            if not isinstance(value, _TYPES[kind]) or isinstance(value, bool):
+                raise TypeError(f"{name} must be {_TYPES[kind].__name__}, not {type(value)}")
+            prepared = _prepare(connection, kind, value)
+            for position in compiled.slots[name]:
+                params[position] = prepared
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            rows = cursor.fetchall()
+        compiler = compiled.compiler
+        if compiler.has_extra_select:
+            rows = [row[: compiler.col_count] for row in rows]
+        annotations = compiler.annotation_col_map
+        model = compiler.klass_info["model"]
+        for row in compiler.results_iter(results=[rows]):
+            instance = model.from_db(
+                using, compiled.init_list, row[compiled.fields_start : compiled.fields_end]
+            )
+            for populator in compiled.populators:
+                populator.populate(row, instance)
+            for attribute, position in (annotations or {}).items():
+                setattr(instance, attribute, row[position])
+            yield instance
+
+    def _compile(self, using: str) -> _Compiled:
+        with self._lock:
+            if using in self._compiled:
+                return self._compiled[using]
+            connection = connections[using]
+            first, compiler = self._as_sql(using, 0)
+            second, _ = self._as_sql(using, 1)
+            if first[0] != second[0] or len(first[1]) != len(second[1]):
+                raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
+            expected = {
+                name: tuple(
+                    _prepare(connection, kind, _sentinel(kind, index, which)) for which in (0, 1)
+                )
+                for index, (name, kind) in enumerate(self._arguments.items())
+            }
+            slots: dict[str, list[int]] = {name: [] for name in self._arguments}
+            for position, pair in enumerate(zip(first[1], second[1], strict=True)):
+                owner = [name for name, sentinels in expected.items() if pair == sentinels]
+                if owner:
+                    slots[owner[0]].append(position)
+                elif pair[0] != pair[1]:
+                    raise ImproperlyConfigured(
+                        f"parameter {position} of the prepared queryset changes between calls "
+                        "(a value read inside the builder?): make it an argument"
+                    )
+            missing = [name for name, positions in slots.items() if not positions]
+            if missing:
+                raise ImproperlyConfigured(f"arguments {missing} are not in the statement")
+            select, klass_info = compiler.select, compiler.klass_info
+            fields = klass_info["select_fields"]
+            start, end = fields[0], fields[-1] + 1
+            compiled = _Compiled(
+                sql=first[0],
+                params=tuple(first[1]),
+                slots={name: tuple(positions) for name, positions in slots.items()},
+                compiler=compiler,
+                init_list=tuple(f[0].target.attname for f in select[start:end]),
+                fields_start=start,
+                fields_end=end,
+                populators=tuple(get_related_populators(klass_info, select, using)),
+            )
+            self._compiled[using] = compiled
+            return compiled
+
+    def _as_sql(self, using: str, which: int) -> tuple[tuple[str, tuple[Any, ...]], Any]:
+        sentinels = {
+            name: _sentinel(kind, index, which)
+            for index, (name, kind) in enumerate(self._arguments.items())
+        }
+        queryset = self._build(**sentinels).order_by()[:1]
+        if queryset._known_related_objects or queryset._prefetch_related_lookups:
+            raise ImproperlyConfigured("a prepared read takes no related managers or prefetches")
+        compiler = queryset.query.get_compiler(using=using)
+        sql, params = compiler.as_sql()
+        return (sql, tuple(params)), compiler
+
+
+def _prepare(connection: Any, kind: str, value: Any) -> Any:
+    """The parameter the ORM would send for `value` (DateTimeField.get_db_prep_value's way)."""
+    if kind == MOMENT:
+        if timezone.is_naive(value):
+            raise TypeError("a moment must be timezone-aware")
+        return connection.ops.adapt_datetimefield_value(value)
+    return value

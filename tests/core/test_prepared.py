@@ -1,0 +1,127 @@
+"""core.prepared: a hot look-up compiled once per process answers what the ORM would, with each
+call's own arguments (issue 21)."""
+
+from datetime import timedelta
+from decimal import Decimal
+from unittest import mock
+
+import pytest
+from django.contrib.auth.models import Group, Permission, User
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.sql.compiler import SQLCompiler
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from core.prepared import INTEGER, MOMENT, TEXT, PreparedRead
+from issuer import demo
+from issuer.cards import selectors
+from issuer.ledger.models import Hold
+from tests.factories import MerchantFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _permission(codename: str, app_label: str):  # type: ignore[no-untyped-def]
+    groups = Group.objects.filter(permissions=OuterRef("pk")).values("permissions")
+    return (
+        Permission.objects.select_related("content_type")
+        .filter(codename=codename, content_type__app_label=app_label)
+        .annotate(groups=Subquery(groups.annotate(n=Count("pk")).values("n")[:1]))
+    )
+
+
+PERMISSION = PreparedRead(_permission, codename=TEXT, app_label=TEXT)
+
+
+def test_a_prepared_read_answers_as_the_orm_with_related_rows_and_annotations():
+    group = Group.objects.create(name="staff")
+    wanted = Permission.objects.get(codename="change_user", content_type__app_label="auth")
+    group.permissions.add(wanted)
+    for codename, app_label in (("change_user", "auth"), ("view_group", "auth")):
+        expected = _permission(codename, app_label).get()
+        found = PERMISSION.one(codename=codename, app_label=app_label)
+        assert found is not None
+        assert (found.pk, found.codename, found.name, found.groups) == (
+            expected.pk,
+            expected.codename,
+            expected.name,
+            expected.groups,  # type: ignore[attr-defined]
+        )
+        # The content type came with it, as select_related's would: no second query.
+        with CaptureQueriesContext(connection) as queries:
+            assert found.content_type.app_label == "auth"
+            assert found.content_type == expected.content_type
+        assert not queries.captured_queries
+        assert found._state.db == "default" and not found._state.adding
+    assert PERMISSION.one(codename="change_user", app_label="nobody") is None
+
+
+def test_it_compiles_once_and_sends_one_statement_a_call():
+    PERMISSION.one(codename="add_user", app_label="auth")  # compiled (if not yet) here
+    with (
+        mock.patch.object(SQLCompiler, "as_sql", side_effect=AssertionError("compiled again")),
+        CaptureQueriesContext(connection) as queries,
+    ):
+        for codename in ("add_user", "delete_user", "view_user"):
+            found = PERMISSION.one(codename=codename, app_label="auth")
+            assert found is not None and found.codename == codename
+    assert len(queries.captured_queries) == 3
+    assert len({q["sql"].split(" WHERE ")[0] for q in queries.captured_queries}) == 1
+
+
+def test_a_moment_argument_is_each_calls_own():
+    joined = PreparedRead(
+        lambda name, after: User.objects.filter(username=name, date_joined__gt=after),
+        name=TEXT,
+        after=MOMENT,
+    )
+    user = User.objects.create(username="ada", date_joined=timezone.now())
+    assert joined.one(name="ada", after=user.date_joined - timedelta(seconds=1)) == user
+    assert joined.one(name="ada", after=user.date_joined + timedelta(seconds=1)) is None
+    with pytest.raises(TypeError, match="timezone-aware"):
+        joined.one(name="ada", after=user.date_joined.replace(tzinfo=None))
+
+
+def test_a_value_read_inside_the_builder_is_refused_not_frozen():
+    frozen = PreparedRead(
+        lambda name: User.objects.filter(username=name, date_joined__lte=timezone.now()),
+        name=TEXT,
+    )
+    with pytest.raises(ImproperlyConfigured, match="changes between calls"):
+        frozen.one(name="ada")
+
+
+def test_arguments_are_checked():
+    by_pk = PreparedRead(lambda pk: User.objects.filter(pk=pk), pk=INTEGER)
+    with pytest.raises(TypeError, match="expected"):
+        by_pk.one(id=1)
+    with pytest.raises(TypeError, match="must be int"):
+        by_pk.one(pk="1")
+    with pytest.raises(TypeError, match="must be int"):
+        by_pk.one(pk=True)
+    unused = PreparedRead(lambda pk, name: User.objects.filter(pk=pk), pk=INTEGER, name=TEXT)
+    with pytest.raises(ImproperlyConfigured, match="not in the statement"):
+        unused.one(pk=1, name="x")
+    with pytest.raises(ImproperlyConfigured, match="unknown argument kinds"):
+        PreparedRead(lambda pk: User.objects.filter(pk=pk), pk="float")
+
+
+def test_the_cards_balances_leave_out_a_hold_once_it_expired():
+    """The issuer's prepared balance read takes `now` per call: a hold stops counting the moment
+    it expires, however long the process has run."""
+    MerchantFactory()
+    cards = demo.demo_cards("prepared-client")
+    card = selectors.card_of(client_id="prepared-client", reference=cards.prepaid.reference)
+    before = selectors.balances(card=card)
+    hold = Hold.objects.create(
+        account_id=card.account.ledger_id,
+        amount=Decimal("5.00"),
+        expires_at=timezone.now() + timedelta(hours=1),
+    )
+    held = selectors.balances(card=card)
+    assert Decimal(held["availableBalance"]) == Decimal(before["availableBalance"]) - 5
+    assert Decimal(held["heldAmount"]) == Decimal(before["heldAmount"]) + 5
+    Hold.objects.filter(pk=hold.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert selectors.balances(card=card) == before
