@@ -9,9 +9,18 @@ from core.bearer import token_hash
 from core.context import bind_log
 from core.errors import NotFound
 from core.lookups import one
+from core.prepared import TEXT, PreparedRead
 
 from . import results
 from .models import Entity, EntityType, Merchant, PortalUser
+
+# Read on every API request: its SQL is compiled once per process (core.prepared).
+_ENTITY_BY_TOKEN = PreparedRead(
+    lambda digest: Entity.objects.select_related("merchant").filter(
+        token_hash=digest, is_active=True
+    ),
+    digest=TEXT,
+)
 
 
 def entity_by_token(token: str) -> Entity | None:
@@ -22,9 +31,7 @@ def entity_by_token(token: str) -> Entity | None:
     merchant's entity comes with its merchant (one join), which `merchant_get` then takes
     without a query of its own."""
     digest = token_hash(token)
-    current = one(
-        Entity.objects.select_related("merchant").filter(token_hash=digest, is_active=True)
-    )
+    current = _ENTITY_BY_TOKEN.one(digest=digest)
     if current is not None:
         return current
     return one(
