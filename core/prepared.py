@@ -26,6 +26,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
+from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 M = TypeVar("M", bound=Model)
@@ -59,6 +60,7 @@ class _Compiled:
     fields_start: int
     fields_end: int
     populators: tuple[Any, ...]
+    locks: bool  # SELECT ... FOR UPDATE on this database
 
 
 class PreparedRead(Generic[M]):
@@ -83,6 +85,11 @@ class PreparedRead(Generic[M]):
             raise TypeError(f"arguments {sorted(values)}, expected {sorted(self._arguments)}")
         compiled = self._compiled.get(using) or self._compile(using)
         connection = connections[using]
+        if compiled.locks and connection.get_autocommit():
+            # What the ORM's compiler says of a select_for_update outside a transaction.
+            raise TransactionManagementError(
+                "select_for_update cannot be used outside of a transaction."
+            )
         params = list(compiled.params)
         for name, kind in self._arguments.items():
             value = values[name]
@@ -149,6 +156,9 @@ class PreparedRead(Generic[M]):
                 fields_start=start,
                 fields_end=end,
                 populators=tuple(get_related_populators(klass_info, select, using)),
+                locks=bool(
+                    compiler.query.select_for_update and connection.features.has_select_for_update
+                ),
             )
             self._compiled[using] = compiled
             return compiled

@@ -11,6 +11,7 @@ product and customer are read in the same query, not locked, since every card sh
 from collections.abc import Sequence
 
 from core.errors import NotFound
+from core.prepared import INTEGER, PreparedRead
 
 from .. import results
 from .models import Card, CardAccount, CardTransaction, Customer
@@ -19,11 +20,21 @@ from .selectors import cards_of
 CARD_RELATED = ("product", "account__ledger", "customer")
 
 
+# Every money movement starts with this lock: its SQL is compiled once per process.
+_CARD_LOCK = PreparedRead(
+    lambda pk: (
+        Card.objects.select_for_update(of=("self",)).select_related(*CARD_RELATED).filter(pk=pk)
+    ),
+    pk=INTEGER,
+)
+
+
 def card_lock(*, card: Card) -> Card:
     """The card's row, locked, with its product, account (and ledger account) and customer."""
-    return (
-        Card.objects.select_for_update(of=("self",)).select_related(*CARD_RELATED).get(pk=card.pk)
-    )
+    locked = _CARD_LOCK.one(pk=card.pk)
+    if locked is None:
+        raise Card.DoesNotExist(f"card {card.pk}")
+    return locked
 
 
 def cards_lock(*, cards: Sequence[Card]) -> list[Card]:

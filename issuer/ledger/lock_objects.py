@@ -5,6 +5,10 @@ is taken inside the caller's transaction and holds until it commits."""
 from collections.abc import Iterable
 from datetime import datetime
 
+from django.utils import timezone
+
+from core.prepared import INTEGER, MOMENT, PreparedRead
+
 from .models import Hold, LedgerAccount
 from .selectors import held_total
 
@@ -22,13 +26,24 @@ def hold_lock(*, hold: Hold) -> Hold:
     return Hold.objects.select_for_update().get(pk=hold.pk)
 
 
+# Every funds check takes this lock: its SQL is compiled once per process (core.prepared).
+_ACCOUNT_LOCK_WITH_HELD = PreparedRead(
+    lambda pk, now: (
+        LedgerAccount.objects.select_for_update(of=("self",))
+        .annotate(held_total=held_total(now=now))
+        .filter(pk=pk)
+    ),
+    pk=INTEGER,
+    now=MOMENT,
+)
+
+
 def account_lock_with_held(*, account: LedgerAccount, now: datetime | None = None) -> LedgerAccount:
     """The account's row, locked, with `held_total`: what its holds still set aside at `now`
     (not released, not expired), read in the same statement (the lock and the funds check are
     one round trip). The holds' rows are not locked: a hold is placed, reduced and released
     only under its account's lock."""
-    return (
-        LedgerAccount.objects.select_for_update(of=("self",))
-        .annotate(held_total=held_total(now=now))
-        .get(pk=account.pk)
-    )
+    locked = _ACCOUNT_LOCK_WITH_HELD.one(pk=account.pk, now=now or timezone.now())
+    if locked is None:
+        raise LedgerAccount.DoesNotExist(f"ledger account {account.pk}")
+    return locked

@@ -125,3 +125,20 @@ def test_the_cards_balances_leave_out_a_hold_once_it_expired():
     assert Decimal(held["heldAmount"]) == Decimal(before["heldAmount"]) + 5
     Hold.objects.filter(pk=hold.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
     assert selectors.balances(card=card) == before
+
+
+def test_a_prepared_lock_refuses_to_run_outside_a_transaction_as_the_orm_does():
+    from django.db import transaction
+    from django.db.transaction import TransactionManagementError
+
+    locking = PreparedRead(lambda pk: User.objects.select_for_update().filter(pk=pk), pk=INTEGER)
+    user = User.objects.create(username="grace")
+    with transaction.atomic():
+        assert locking.one(pk=user.pk) == user
+    if connection.features.has_select_for_update:
+        assert "FOR UPDATE" in locking._compiled["default"].sql
+        with (
+            mock.patch.object(connection, "get_autocommit", return_value=True),
+            pytest.raises(TransactionManagementError, match="outside of a transaction"),
+        ):
+            locking.one(pk=user.pk)
