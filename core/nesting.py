@@ -8,6 +8,7 @@ turns its "0", "1", ... keys into a list (and checks they run from 0); a map fie
 """
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 SENSITIVE_NAMES = frozenset({"card.number", "card.cvv"})
@@ -32,6 +33,13 @@ class TooDeep(NameError_):
 
 def split_name(name: str) -> list[str]:
     """`a.b[c.d][0].e` -> ['a', 'b', '[c.d]', '[0]', 'e'] (bracketed parts keep their brackets)."""
+    return list(_split(name))
+
+
+# The field tables split the same few hundred names on every request (issue 21); a name that is
+# refused raises every time (exceptions are not cached).
+@lru_cache(maxsize=4096)
+def _split(name: str) -> tuple[str, ...]:
     parts: list[str] = []
     i, n = 0, len(name)
     need_segment = True  # at the start and after a dot a plain segment must follow
@@ -63,7 +71,7 @@ def split_name(name: str) -> list[str]:
             i = j
     if need_segment:
         raise NameError_(name, "malformed parameter name")
-    return parts
+    return tuple(parts)
 
 
 def key_of(part: str) -> str:

@@ -61,6 +61,7 @@ class _Compiled:
     fields_end: int
     populators: tuple[Any, ...]
     locks: bool  # SELECT ... FOR UPDATE on this database
+    converters: tuple[tuple[int, tuple[Any, ...], Any], ...]  # (position, converters, expression)
 
 
 class PreparedRead(Generic[M]):
@@ -106,7 +107,7 @@ class PreparedRead(Generic[M]):
             rows = [row[: compiler.col_count] for row in rows]
         annotations = compiler.annotation_col_map
         model = compiler.klass_info["model"]
-        for row in compiler.results_iter(results=[rows]):
+        for row in _converted(rows, compiled.converters, connection):
             instance = model.from_db(
                 using, compiled.init_list, row[compiled.fields_start : compiled.fields_end]
             )
@@ -147,6 +148,10 @@ class PreparedRead(Generic[M]):
             select, klass_info = compiler.select, compiler.klass_info
             fields = klass_info["select_fields"]
             start, end = fields[0], fields[-1] + 1
+            columns = [column[0] for column in select[: compiler.col_count]]
+            if compiler.has_composite_fields(columns):
+                raise ImproperlyConfigured("a prepared read takes no composite primary key")
+            converters = compiler.get_converters(columns)
             compiled = _Compiled(
                 sql=first[0],
                 params=tuple(first[1]),
@@ -156,6 +161,10 @@ class PreparedRead(Generic[M]):
                 fields_start=start,
                 fields_end=end,
                 populators=tuple(get_related_populators(klass_info, select, using)),
+                converters=tuple(
+                    (position, tuple(functions), expression)
+                    for position, (functions, expression) in converters.items()
+                ),
                 locks=bool(
                     compiler.query.select_for_update and connection.features.has_select_for_update
                 ),
@@ -174,6 +183,24 @@ class PreparedRead(Generic[M]):
         compiler = queryset.query.get_compiler(using=using)
         sql, params = compiler.as_sql()
         return (sql, tuple(params)), compiler
+
+
+def _converted(
+    rows: list[Any], converters: tuple[tuple[int, tuple[Any, ...], Any], ...], connection: Any
+) -> Iterator[Any]:
+    """The rows with the backend's and the fields' converters applied (SQLCompiler's
+    apply_converters, with the converters looked up once)."""
+    if not converters:
+        yield from rows
+        return
+    for row in rows:
+        values = list(row)
+        for position, functions, expression in converters:
+            value = values[position]
+            for function in functions:
+                value = function(value, expression, connection)
+            values[position] = value
+        yield values
 
 
 def _prepare(connection: Any, kind: str, value: Any) -> Any:
