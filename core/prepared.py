@@ -30,6 +30,8 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 M = TypeVar("M", bound=Model)
+# Django 5.2's signature (klass_info, select, db); django-stubs describe a later one.
+_populators: Callable[[Any, Any, str], list[Any]] = get_related_populators  # type: ignore[assignment]
 
 # The kinds of argument a prepared statement takes. Each argument gets two sentinels of its kind
 # (`_sentinel`), told apart from every other parameter of the statement and from each other.
@@ -160,7 +162,7 @@ class PreparedRead(Generic[M]):
                 init_list=tuple(f[0].target.attname for f in select[start:end]),
                 fields_start=start,
                 fields_end=end,
-                populators=tuple(get_related_populators(klass_info, select, using)),
+                populators=tuple(_populators(klass_info, select, using)),
                 converters=tuple(
                     (position, tuple(functions), expression)
                     for position, (functions, expression) in converters.items()
@@ -177,7 +179,7 @@ class PreparedRead(Generic[M]):
             name: _sentinel(kind, index, which)
             for index, (name, kind) in enumerate(self._arguments.items())
         }
-        queryset = self._build(**sentinels).order_by()[:1]
+        queryset: Any = self._build(**sentinels).order_by()[:1]  # its private parts are read
         if queryset._known_related_objects or queryset._prefetch_related_lookups:
             raise ImproperlyConfigured("a prepared read takes no related managers or prefetches")
         compiler = queryset.query.get_compiler(using=using)

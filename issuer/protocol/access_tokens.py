@@ -9,8 +9,8 @@ from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from django.conf import settings
-from jwcrypto import jws, jwt
-from jwcrypto.common import JWException
+from jwcrypto import jws
+from jwcrypto.common import JWException, base64url_encode, json_encode
 from jwcrypto.jwa import JWA
 
 from . import keys
@@ -44,9 +44,12 @@ def issue_access_token(
         "jti": uuid.uuid4().hex,
         "client_id": client_id,
     }
-    token = jwt.JWT(header={"alg": "ES256", "kid": signer.kid, "typ": TYP}, claims=claims)
-    token.make_signed_token(signer.key)
-    return token.serialize(), claims
+    # The JWA primitive over the compact serialisation (as tokens are checked): jwt.JWT would
+    # add a deep copy of its header registry and a second JSON round of the claims per token.
+    header = {"alg": "ES256", "kid": signer.kid, "typ": TYP}
+    signing_input = ".".join(base64url_encode(json_encode(part)) for part in (header, claims))
+    signature = _ES256.sign(signer.key, signing_input.encode("ascii"))
+    return f"{signing_input}.{base64url_encode(signature)}", claims
 
 
 def validate_access_token(token: str, *, now: int | None = None) -> dict[str, Any]:

@@ -59,11 +59,19 @@ class JwksUnavailable(Unavailable):
 # --- Scopes ------------------------------------------------------------------------------------
 
 
-def known_scopes() -> frozenset[str]:
-    """The scopes of the implemented operations (issuer.operations: the catalogue decides)."""
-    from ..operations import scopes
+_KNOWN_SCOPES: dict[int, frozenset[str]] = {}
 
-    return frozenset(scopes())
+
+def known_scopes() -> frozenset[str]:
+    """The scopes of the implemented operations (issuer.operations: the catalogue decides).
+    Asked on every token request: kept per number of registered operations (registration only
+    adds, at import)."""
+    from ..operations import IMPLEMENTED, scopes
+
+    known = _KNOWN_SCOPES.get(len(IMPLEMENTED))
+    if known is None:
+        known = _KNOWN_SCOPES[len(IMPLEMENTED)] = frozenset(scopes())
+    return known
 
 
 def scopes_parse(value: str) -> list[str]:
