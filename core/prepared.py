@@ -1,4 +1,5 @@
-"""Hot look-ups whose SQL the ORM compiles once per process, not once per request (issue 21).
+"""Hot look-ups and inserts whose SQL the ORM compiles once per process, not once per request
+(issue 21).
 
 A queryset is rebuilt and compiled on every call: for a card read with its product, customer,
 account, ledger and an annotated subquery, Django's compiler spends more CPU than PostgreSQL
@@ -23,9 +24,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connections
+from django.db import connections, transaction
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
+from django.db.models.signals import post_save, pre_save
+from django.db.models.sql.subqueries import InsertQuery
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
@@ -185,6 +188,95 @@ class PreparedRead(Generic[M]):
         compiler = queryset.query.get_compiler(using=using)
         sql, params = compiler.as_sql()
         return (sql, tuple(params)), compiler
+
+
+@dataclass(frozen=True)
+class _Insert:
+    sql: str
+    fields: tuple[Any, ...]  # the concrete fields written, in the statement's order
+    returning: tuple[Any, ...]  # the fields the database fills in (an auto primary key)
+    returning_params: tuple[Any, ...]
+    converters: tuple[tuple[int, tuple[Any, ...], Any], ...]
+
+
+class PreparedInsert(Generic[M]):
+    """`insert(instance)` writes one new row of `model` as `instance.save(force_insert=True)`
+    would (each field's pre_save: defaults, auto_now_add, checksums; get_db_prep_save; an
+    auto primary key read back), with the INSERT's SQL compiled once per database. No save
+    signals are sent: a model with pre_save or post_save receivers is refused."""
+
+    def __init__(self, model: type[M]) -> None:
+        meta = model._meta
+        if meta.parents or meta.proxy or meta.order_with_respect_to:
+            raise ImproperlyConfigured(f"{meta.label}: a prepared insert takes a plain model")
+        self._model = model
+        self._compiled: dict[str, _Insert] = {}
+        self._lock = threading.Lock()
+
+    def insert(self, instance: M, *, using: str = "default") -> M:
+        if type(instance) is not self._model or not instance._state.adding:
+            raise TypeError(f"insert takes a new {self._model.__name__}")
+        connection = connections[using]
+        if not connection.features.can_return_columns_from_insert:
+            instance.save(force_insert=True, using=using)  # the ORM's own way on this database
+            return instance
+        compiled = self._compiled.get(using) or self._compile(using, instance)
+        unsaved: Any = instance  # Model's check that every related object is saved (as save())
+        unsaved._prepare_related_fields_for_save(operation_name="save")
+        params = []
+        for field in compiled.fields:
+            value = field.pre_save(instance, True)
+            if hasattr(value, "resolve_expression"):
+                raise TypeError(f"{field.name}: a prepared insert takes values, not expressions")
+            params.append(field.get_db_prep_save(value, connection=connection))
+        with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            if compiled.returning:
+                ops: Any = connection.ops  # PostgreSQL's and SQLite's (can_return_columns...)
+                row = ops.fetch_returned_insert_columns(cursor, compiled.returning_params)
+                values = next(_converted([row], compiled.converters, connection))
+                for field, value in zip(compiled.returning, values, strict=True):
+                    setattr(instance, field.attname, value)
+        instance._state.adding = False
+        instance._state.db = using
+        return instance
+
+    def _compile(self, using: str, instance: M) -> _Insert:
+        with self._lock:
+            if using in self._compiled:
+                return self._compiled[using]
+            model, meta = self._model, self._model._meta
+            if pre_save.has_listeners(model) or post_save.has_listeners(model):
+                raise ImproperlyConfigured(f"{meta.label} has save receivers: use save()")
+            pk_set = meta.pk.get_pk_value_on_save(instance) is not None
+            fields = [
+                f
+                for f in meta.local_concrete_fields
+                if not f.generated and (pk_set or f is not meta.auto_field)
+            ]
+            placeholders = [f.name for f in fields if hasattr(f, "get_placeholder")]
+            if placeholders:
+                raise ImproperlyConfigured(f"{placeholders}: placeholders that depend on values")
+            returning = list(meta.db_returning_fields)
+            query = InsertQuery(model)
+            query.insert_values(fields, [instance])
+            compiler = query.get_compiler(using=using)
+            compiler.returning_fields = returning
+            [(sql, _params)] = compiler.as_sql()
+            columns = [field.get_col(meta.db_table) for field in returning]
+            converters = compiler.get_converters(columns)
+            compiled = _Insert(
+                sql=sql,
+                fields=tuple(fields),
+                returning=tuple(returning),
+                returning_params=tuple(compiler.returning_params),
+                converters=tuple(
+                    (position, tuple(functions), expression)
+                    for position, (functions, expression) in converters.items()
+                ),
+            )
+            self._compiled[using] = compiled
+            return compiled
 
 
 def _converted(

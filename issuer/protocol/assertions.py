@@ -36,6 +36,7 @@ from jwcrypto.common import JWException, base64url_decode
 from jwcrypto.jwa import JWA
 
 from core.fields import CONTROL_CHARACTERS
+from core.prepared import PreparedInsert
 
 from ..models import RequestorProfile, UsedAssertion
 from . import requestors
@@ -237,6 +238,10 @@ def assertion_verify(
     return _check_claims(claims, client_id=profile.application.client_id, kid=kid, now=now)
 
 
+# One jti row per token: its INSERT is compiled once per process (core.prepared).
+_USED: PreparedInsert[UsedAssertion] = PreparedInsert(UsedAssertion)
+
+
 def assertion_consume(verified: VerifiedAssertion) -> None:
     """Record the assertion's jti as used; invalid_grant if it already was. Call inside the
     transaction that issues the token, as its first write, so a failed issue leaves the jti
@@ -246,8 +251,8 @@ def assertion_consume(verified: VerifiedAssertion) -> None:
     assert transaction.get_connection().in_atomic_block, "consume inside the issuing transaction"
     expires_at = datetime.fromtimestamp(verified.exp + settings.ISSUER_CLOCK_SKEW_SECONDS, UTC)
     try:
-        UsedAssertion.objects.create(
-            client_id=verified.client_id, jti=verified.jti, expires_at=expires_at
+        _USED.insert(
+            UsedAssertion(client_id=verified.client_id, jti=verified.jti, expires_at=expires_at)
         )
     except IntegrityError as exc:
         raise OAuthError(

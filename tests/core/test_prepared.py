@@ -14,7 +14,7 @@ from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from core.prepared import INTEGER, MOMENT, TEXT, PreparedRead
+from core.prepared import INTEGER, MOMENT, TEXT, PreparedInsert, PreparedRead
 from issuer import demo
 from issuer.cards import selectors
 from issuer.ledger.models import Hold
@@ -142,3 +142,87 @@ def test_a_prepared_lock_refuses_to_run_outside_a_transaction_as_the_orm_does():
             pytest.raises(TransactionManagementError, match="outside of a transaction"),
         ):
             locking.one(pk=user.pk)
+
+
+# --- inserts ------------------------------------------------------------------------------------
+
+
+def test_a_prepared_insert_writes_the_row_save_would():
+    """Each field's pre_save runs (DOT's token checksum, auto_now_add, a JSON default), the auto
+    primary key comes back, and the instance is saved as far as Django knows."""
+    from oauth2_provider.models import AccessToken, Application
+
+    application = Application.objects.create(
+        client_id="prepared",
+        client_type="confidential",
+        authorization_grant_type="client-credentials",
+    )
+    inserting = PreparedInsert(AccessToken)
+    expires = timezone.now() + timedelta(minutes=5)
+    made = inserting.insert(
+        AccessToken(application=application, token="jti-1", expires=expires, scope="A B")
+    )
+    assert made.pk is not None and not made._state.adding and made._state.db == "default"
+    saved = AccessToken(application=application, token="jti-2", expires=expires, scope="A B")
+    saved.save(force_insert=True)
+    rows = {row.token: row for row in AccessToken.objects.filter(application=application)}
+    ours, theirs = rows["jti-1"], rows["jti-2"]
+    assert ours.pk == made.pk and ours.token_checksum and ours.resource == theirs.resource == []
+    assert (ours.expires, ours.scope, ours.application_id) == (
+        theirs.expires,
+        theirs.scope,
+        theirs.application_id,
+    )
+    assert abs(ours.created - theirs.created) < timedelta(seconds=5)
+    with (
+        mock.patch.object(SQLCompiler, "as_sql", side_effect=AssertionError("compiled again")),
+        CaptureQueriesContext(connection) as queries,
+    ):
+        inserting.insert(
+            AccessToken(application=application, token="jti-3", expires=expires, scope="A")
+        )
+    assert len(queries.captured_queries) == 1
+    assert AccessToken.objects.filter(token="jti-3").exists()
+
+
+def test_a_prepared_insert_refuses_a_duplicate_and_spoils_the_transaction():
+    from django.db import IntegrityError, transaction
+
+    from issuer.models import UsedAssertion
+
+    inserting = PreparedInsert(UsedAssertion)
+    later = timezone.now() + timedelta(minutes=5)
+    inserting.insert(UsedAssertion(client_id="c", jti="j", expires_at=later))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        try:
+            inserting.insert(UsedAssertion(client_id="c", jti="j", expires_at=later))
+        finally:
+            assert transaction.get_connection().needs_rollback
+    assert UsedAssertion.objects.filter(client_id="c").count() == 1
+
+
+def test_a_prepared_insert_takes_new_plain_instances_of_its_model_only():
+    from django.db.models import F
+    from django.db.models.signals import post_save
+
+    from issuer.models import UsedAssertion
+
+    inserting = PreparedInsert(UsedAssertion)
+    later = timezone.now() + timedelta(minutes=5)
+    row = inserting.insert(UsedAssertion(client_id="c", jti="k", expires_at=later))
+    with pytest.raises(TypeError, match="new UsedAssertion"):
+        inserting.insert(row)
+    with pytest.raises(TypeError, match="new UsedAssertion"):
+        inserting.insert(User(username="x"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not expressions"):
+        inserting.insert(UsedAssertion(client_id="c", jti=F("client_id"), expires_at=later))
+
+    def receiver(**kwargs):  # type: ignore[no-untyped-def]
+        pass
+
+    post_save.connect(receiver, sender=Group, weak=False)
+    try:
+        with pytest.raises(ImproperlyConfigured, match="save receivers"):
+            PreparedInsert(Group).insert(Group(name="g"))
+    finally:
+        post_save.disconnect(receiver, sender=Group)
