@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from core import results as core_results
 from core.errors import ApplicationError
+from core.prepared import PreparedInsert
 
 from .. import results
 from .lock_objects import accounts_lock, hold_lock
@@ -120,6 +121,10 @@ def post(
     return journal
 
 
+# Every money movement's journal: its INSERT is compiled once per process (core.prepared).
+_JOURNAL: PreparedInsert[Journal] = PreparedInsert(Journal)
+
+
 def _post_checked(
     *,
     kind: str,
@@ -137,7 +142,7 @@ def _post_checked(
         held = account.held_total  # type: ignore[attr-defined]  # account_lock_with_held's
         if change[pk] < 0 and account.balance - held + change[pk] < 0:
             raise InsufficientFunds(f"{account} cannot pay {-change[pk]}")
-    journal = Journal.objects.create(kind=kind, description=description)
+    journal = _JOURNAL.insert(Journal(kind=kind, description=description))
     Entry.objects.bulk_create(
         Entry(journal=journal, account_id=account.pk, currency=account.currency, amount=amount)
         for account, amount in lines

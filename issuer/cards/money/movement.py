@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import results as core_results
+from core.prepared import PreparedInsert
 
 from ... import results
 from ...ledger import services as ledger
@@ -164,6 +165,10 @@ def answer_fields(*, row: CardTransaction, known: dict[str, str] | None = None) 
     return fields
 
 
+# Every request's row (its answer kept for replays): its INSERT is compiled once per process.
+_RECORD: PreparedInsert[CardTransaction] = PreparedInsert(CardTransaction)
+
+
 def record(
     *,
     request: Request,
@@ -198,8 +203,7 @@ def record(
     )
     fields = answer_fields(row=row, known=done.balances)
     row.answer = {"code": result.code, "fields": fields, "id": row.reference}
-    row.save(force_insert=True)
-    return row
+    return _RECORD.insert(row)
 
 
 def post_to(
