@@ -18,7 +18,7 @@ refused as ImproperlyConfigured rather than frozen into the statement).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
@@ -28,7 +28,7 @@ from django.db import connections, transaction
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
 from django.db.models.signals import post_save, pre_save
-from django.db.models.sql.subqueries import InsertQuery
+from django.db.models.sql.subqueries import InsertQuery, UpdateQuery
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
@@ -69,17 +69,77 @@ class _Compiled:
     converters: tuple[tuple[int, tuple[Any, ...], Any], ...]  # (position, converters, expression)
 
 
+class _Arguments:
+    """The named arguments of a prepared statement: their sentinels, where they sit among the
+    statement's parameters, and each call's values put there."""
+
+    def __init__(self, arguments: dict[str, str]) -> None:
+        unknown = {kind for kind in arguments.values() if kind not in _TYPES}
+        if unknown:
+            raise ImproperlyConfigured(f"unknown argument kinds {sorted(unknown)}")
+        self.kinds = arguments
+
+    def sentinels(self, which: int) -> dict[str, Any]:
+        return {
+            name: _sentinel(kind, index, which)
+            for index, (name, kind) in enumerate(self.kinds.items())
+        }
+
+    def slots(
+        self, connection: Any, first: tuple[Any, ...], second: tuple[Any, ...]
+    ) -> dict[str, tuple[int, ...]]:
+        """Where each argument sits, from the parameters of the two compilations; refused when
+        another parameter differs between them or an argument is missing."""
+        if len(first) != len(second):
+            raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
+        expected = {
+            name: tuple(_prepare(connection, self.kinds[name], s[name]) for s in sentinels)
+            for sentinels in [(self.sentinels(0), self.sentinels(1))]
+            for name in self.kinds
+        }
+        slots: dict[str, list[int]] = {name: [] for name in self.kinds}
+        for position, pair in enumerate(zip(first, second, strict=True)):
+            owner = [name for name, values in expected.items() if pair == values]
+            if owner:
+                slots[owner[0]].append(position)
+            elif pair[0] != pair[1]:
+                raise ImproperlyConfigured(
+                    f"parameter {position} of the prepared queryset changes between calls "
+                    "(a value read inside the builder?): make it an argument"
+                )
+        missing = [name for name, positions in slots.items() if not positions]
+        if missing:
+            raise ImproperlyConfigured(f"arguments {missing} are not in the statement")
+        return {name: tuple(positions) for name, positions in slots.items()}
+
+    def fill(
+        self,
+        connection: Any,
+        template: tuple[Any, ...],
+        slots: dict[str, tuple[int, ...]],
+        values: dict[str, Any],
+    ) -> list[Any]:
+        if values.keys() != self.kinds.keys():
+            raise TypeError(f"arguments {sorted(values)}, expected {sorted(self.kinds)}")
+        params = list(template)
+        for name, kind in self.kinds.items():
+            value = values[name]
+            if not isinstance(value, _TYPES[kind]) or isinstance(value, bool):
+                raise TypeError(f"{name} must be {_TYPES[kind].__name__}, not {type(value)}")
+            prepared = _prepare(connection, kind, value)
+            for position in slots[name]:
+                params[position] = prepared
+        return params
+
+
 class PreparedRead(Generic[M]):
     """`build(**arguments)` returns the queryset; `arguments` names each argument's kind
     (TEXT, INTEGER or MOMENT). `one(**values)` is the row or None, for a look-up by a unique
     key: the statement has no ORDER BY and reads one row (as core.lookups.one)."""
 
     def __init__(self, build: Callable[..., QuerySet[M]], **arguments: str) -> None:
-        unknown = {kind for kind in arguments.values() if kind not in _TYPES}
-        if unknown:
-            raise ImproperlyConfigured(f"unknown argument kinds {sorted(unknown)}")
         self._build = build
-        self._arguments = arguments
+        self._arguments = _Arguments(arguments)
         self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
 
@@ -87,23 +147,14 @@ class PreparedRead(Generic[M]):
         return next(self._rows(using, values), None)
 
     def _rows(self, using: str, values: dict[str, Any]) -> Iterator[M]:
-        if values.keys() != self._arguments.keys():
-            raise TypeError(f"arguments {sorted(values)}, expected {sorted(self._arguments)}")
-        compiled = self._compiled.get(using) or self._compile(using)
         connection = connections[using]
+        compiled = self._compiled.get(using) or self._compile(using)
+        params = self._arguments.fill(connection, compiled.params, compiled.slots, values)
         if compiled.locks and connection.get_autocommit():
             # What the ORM's compiler says of a select_for_update outside a transaction.
             raise TransactionManagementError(
                 "select_for_update cannot be used outside of a transaction."
             )
-        params = list(compiled.params)
-        for name, kind in self._arguments.items():
-            value = values[name]
-            if not isinstance(value, _TYPES[kind]) or isinstance(value, bool):
-                raise TypeError(f"{name} must be {_TYPES[kind].__name__}, not {type(value)}")
-            prepared = _prepare(connection, kind, value)
-            for position in compiled.slots[name]:
-                params[position] = prepared
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
@@ -127,49 +178,27 @@ class PreparedRead(Generic[M]):
             if using in self._compiled:
                 return self._compiled[using]
             connection = connections[using]
-            first, compiler = self._as_sql(using, 0)
-            second, _ = self._as_sql(using, 1)
-            if first[0] != second[0] or len(first[1]) != len(second[1]):
+            (sql, params), compiler = self._as_sql(using, 0)
+            (second_sql, second_params), _ = self._as_sql(using, 1)
+            if sql != second_sql:
                 raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
-            expected = {
-                name: tuple(
-                    _prepare(connection, kind, _sentinel(kind, index, which)) for which in (0, 1)
-                )
-                for index, (name, kind) in enumerate(self._arguments.items())
-            }
-            slots: dict[str, list[int]] = {name: [] for name in self._arguments}
-            for position, pair in enumerate(zip(first[1], second[1], strict=True)):
-                owner = [name for name, sentinels in expected.items() if pair == sentinels]
-                if owner:
-                    slots[owner[0]].append(position)
-                elif pair[0] != pair[1]:
-                    raise ImproperlyConfigured(
-                        f"parameter {position} of the prepared queryset changes between calls "
-                        "(a value read inside the builder?): make it an argument"
-                    )
-            missing = [name for name, positions in slots.items() if not positions]
-            if missing:
-                raise ImproperlyConfigured(f"arguments {missing} are not in the statement")
+            slots = self._arguments.slots(connection, params, second_params)
             select, klass_info = compiler.select, compiler.klass_info
             fields = klass_info["select_fields"]
             start, end = fields[0], fields[-1] + 1
             columns = [column[0] for column in select[: compiler.col_count]]
             if compiler.has_composite_fields(columns):
                 raise ImproperlyConfigured("a prepared read takes no composite primary key")
-            converters = compiler.get_converters(columns)
             compiled = _Compiled(
-                sql=first[0],
-                params=tuple(first[1]),
-                slots={name: tuple(positions) for name, positions in slots.items()},
+                sql=sql,
+                params=params,
+                slots=slots,
                 compiler=compiler,
                 init_list=tuple(f[0].target.attname for f in select[start:end]),
                 fields_start=start,
                 fields_end=end,
                 populators=tuple(_populators(klass_info, select, using)),
-                converters=tuple(
-                    (position, tuple(functions), expression)
-                    for position, (functions, expression) in converters.items()
-                ),
+                converters=_converters(compiler, columns),
                 locks=bool(
                     compiler.query.select_for_update and connection.features.has_select_for_update
                 ),
@@ -178,11 +207,8 @@ class PreparedRead(Generic[M]):
             return compiled
 
     def _as_sql(self, using: str, which: int) -> tuple[tuple[str, tuple[Any, ...]], Any]:
-        sentinels = {
-            name: _sentinel(kind, index, which)
-            for index, (name, kind) in enumerate(self._arguments.items())
-        }
-        queryset: Any = self._build(**sentinels).order_by()[:1]  # its private parts are read
+        # order_by() and the slice: one row by a unique key, no ORDER BY to build.
+        queryset: Any = self._build(**self._arguments.sentinels(which)).order_by()[:1]
         if queryset._known_related_objects or queryset._prefetch_related_lookups:
             raise ImproperlyConfigured("a prepared read takes no related managers or prefetches")
         compiler = queryset.query.get_compiler(using=using)
@@ -264,19 +290,102 @@ class PreparedInsert(Generic[M]):
             compiler.returning_fields = returning
             [(sql, _params)] = compiler.as_sql()
             columns = [field.get_col(meta.db_table) for field in returning]
-            converters = compiler.get_converters(columns)
             compiled = _Insert(
                 sql=sql,
                 fields=tuple(fields),
                 returning=tuple(returning),
                 returning_params=tuple(compiler.returning_params),
-                converters=tuple(
-                    (position, tuple(functions), expression)
-                    for position, (functions, expression) in converters.items()
-                ),
+                converters=_converters(compiler, columns),
             )
             self._compiled[using] = compiled
             return compiled
+
+
+@dataclass(frozen=True)
+class _Update:
+    sql: str
+    fields: tuple[Any, ...]  # the fields set, in the statement's order
+    where_params: tuple[Any, ...]
+    slots: dict[str, tuple[int, ...]]  # argument -> positions in where_params
+
+
+class PreparedUpdate(Generic[M]):
+    """`update(instance, **values)` sets `fields` of the rows that `build(**values)` filters to
+    the instance's values, as `build(...).update(field=getattr(instance, field), ...)` would
+    (each field's get_db_prep_save; no pre_save, no signals), and answers how many rows it
+    wrote. Its SQL is compiled once per database; the filter's arguments are checked as a
+    PreparedRead's are."""
+
+    def __init__(
+        self,
+        model: type[M],
+        fields: Sequence[str],
+        build: Callable[..., QuerySet[M]],
+        **arguments: str,
+    ) -> None:
+        self._model = model
+        self._fields: tuple[Any, ...] = tuple(model._meta.get_field(name) for name in fields)
+        if any(not f.concrete or f.primary_key or f.generated for f in self._fields):
+            raise ImproperlyConfigured("a prepared update sets concrete, non-key fields")
+        self._build = build
+        self._arguments = _Arguments(arguments)
+        self._compiled: dict[str, _Update] = {}
+        self._lock = threading.Lock()
+
+    def update(self, instance: M, *, using: str = "default", **values: Any) -> int:
+        if type(instance) is not self._model:
+            raise TypeError(f"update takes a {self._model.__name__}")
+        connection = connections[using]
+        compiled = self._compiled.get(using) or self._compile(using)
+        params = []
+        for field in compiled.fields:
+            value = getattr(instance, field.attname)
+            if hasattr(value, "resolve_expression"):
+                raise TypeError(f"{field.name}: a prepared update takes values, not expressions")
+            params.append(field.get_db_prep_save(value, connection=connection))
+        params += self._arguments.fill(connection, compiled.where_params, compiled.slots, values)
+        with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            return int(cursor.rowcount)
+
+    def _compile(self, using: str) -> _Update:
+        with self._lock:
+            if using in self._compiled:
+                return self._compiled[using]
+            connection = connections[using]
+            where, params = self._where(using, 0)
+            second_where, second_params = self._where(using, 1)
+            if where != second_where:
+                raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
+            quote = connection.ops.quote_name
+            assignments = ", ".join(f"{quote(str(field.column))} = %s" for field in self._fields)
+            table = quote(self._model._meta.db_table)
+            compiled = _Update(
+                # Quoted names of the model's own and the ORM's compiled filter: no input here.
+                sql=f"UPDATE {table} SET {assignments} WHERE {where}",  # noqa: S608
+                fields=self._fields,
+                where_params=params,
+                slots=self._arguments.slots(connection, params, second_params),
+            )
+            self._compiled[using] = compiled
+            return compiled
+
+    def _where(self, using: str, which: int) -> tuple[str, tuple[Any, ...]]:
+        """The filter's WHERE clause as the ORM's UPDATE writes it (the table's own columns)."""
+        queryset: Any = self._build(**self._arguments.sentinels(which))
+        query = queryset.query.chain(UpdateQuery)
+        if len(query.alias_map) != 1:
+            raise ImproperlyConfigured("a prepared update filters on its table's own columns")
+        sql, params = query.get_compiler(using=using).compile(query.where)
+        return sql, tuple(params)
+
+
+def _converters(compiler: Any, columns: list[Any]) -> tuple[tuple[int, tuple[Any, ...], Any], ...]:
+    """(position, converters, expression) of each column that has any, looked up once."""
+    found = compiler.get_converters(columns)
+    return tuple(
+        (position, tuple(functions), expr) for position, (functions, expr) in found.items()
+    )
 
 
 def _converted(
@@ -303,4 +412,6 @@ def _prepare(connection: Any, kind: str, value: Any) -> Any:
         if timezone.is_naive(value):
             raise TypeError("a moment must be timezone-aware")
         return connection.ops.adapt_datetimefield_value(value)
+    if kind == TEXT:
+        return str(value)  # a TextChoices member as its value
     return value

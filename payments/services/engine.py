@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from core import idempotency, metrics
 from core.lookups import one
-from core.prepared import PreparedInsert
+from core.prepared import TEXT, PreparedInsert, PreparedUpdate
 from core.results import TRANSACTION_SUCCEEDED, Result
 
 from .. import results as payment_results
@@ -250,6 +250,17 @@ FINISH_FIELDS = (
 )
 
 
+# Every payment's answer, written only while the row is still IN_FLIGHT: compiled once per
+# process (core.prepared).
+_FINISH_IN_FLIGHT: PreparedUpdate[Payment] = PreparedUpdate(
+    Payment,
+    FINISH_FIELDS,
+    lambda pk, state: Payment.objects.filter(pk=pk, state=state),
+    pk=TEXT,
+    state=TEXT,
+)
+
+
 def finish(
     payment: Payment, answer: NetworkAnswer, *, base_url: str = "", in_flight_only: bool = False
 ) -> Payment:
@@ -271,9 +282,7 @@ def finish(
     payment.result_description = answer.extended_description or result.description
     payment.response_body = payment_body(payment, base_url=base_url)
     if in_flight_only:
-        written = Payment.objects.filter(pk=payment.pk, state=PaymentState.IN_FLIGHT).update(
-            **{name: getattr(payment, name) for name in FINISH_FIELDS}
-        )
+        written = _FINISH_IN_FLIGHT.update(payment, pk=payment.pk, state=PaymentState.IN_FLIGHT)
         if not written:
             raise _AnsweredMeanwhile(payment.pk)
     else:

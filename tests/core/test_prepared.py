@@ -226,3 +226,66 @@ def test_a_prepared_insert_takes_new_plain_instances_of_its_model_only():
             PreparedInsert(Group).insert(Group(name="g"))
     finally:
         post_save.disconnect(receiver, sender=Group)
+
+
+# --- updates ------------------------------------------------------------------------------------
+
+
+def test_a_prepared_update_writes_what_queryset_update_would_and_counts_the_rows():
+    from core.prepared import PreparedUpdate
+
+    setting = PreparedUpdate(
+        User,
+        ["first_name", "last_login", "is_staff"],
+        lambda name, email: User.objects.filter(username=name, email=email, is_active=True),
+        name=TEXT,
+        email=TEXT,
+    )
+    ours = User.objects.create(username="ours", last_login=timezone.now())
+    theirs = User.objects.create(username="theirs", last_login=timezone.now())
+    for user in (ours, theirs):
+        user.first_name, user.last_login, user.is_staff = "Ada", None, True
+    assert setting.update(ours, name="ours", email="") == 1
+    User.objects.filter(username="theirs").update(first_name="Ada", last_login=None, is_staff=True)
+    rows = {u.username: u for u in User.objects.all()}
+    assert (
+        (rows["ours"].first_name, rows["ours"].last_login, rows["ours"].is_staff)
+        == (
+            rows["theirs"].first_name,
+            rows["theirs"].last_login,
+            rows["theirs"].is_staff,
+        )
+        == ("Ada", None, True)
+    )
+    when = timezone.now()
+    ours.last_login, ours.first_name = when, "Grace"
+    with (
+        mock.patch.object(SQLCompiler, "compile", side_effect=AssertionError("compiled again")),
+        CaptureQueriesContext(connection) as queries,
+    ):
+        assert setting.update(ours, name="ours", email="") == 1
+        assert setting.update(ours, name="nobody", email="") == 0
+    assert len(queries.captured_queries) == 2
+    ours.refresh_from_db()
+    assert (ours.first_name, ours.last_login) == ("Grace", when)
+
+
+def test_a_prepared_update_refuses_what_it_cannot_write_as_the_orm_would():
+    from django.db.models import F
+
+    from core.prepared import PreparedUpdate
+
+    with pytest.raises(ImproperlyConfigured, match="non-key"):
+        PreparedUpdate(User, ["id"], lambda pk: User.objects.filter(pk=pk), pk=INTEGER)
+    joined = PreparedUpdate(
+        User, ["first_name"], lambda name: User.objects.filter(groups__name=name), name=TEXT
+    )
+    user = User.objects.create(username="x")
+    with pytest.raises(ImproperlyConfigured, match="own columns"):
+        joined.update(user, name="staff")
+    by_pk = PreparedUpdate(User, ["first_name"], lambda pk: User.objects.filter(pk=pk), pk=INTEGER)
+    user.first_name = F("last_name")  # type: ignore[assignment]
+    with pytest.raises(TypeError, match="not expressions"):
+        by_pk.update(user, pk=user.pk)
+    with pytest.raises(TypeError, match="update takes a User"):
+        by_pk.update(Group(name="g"), pk=1)  # type: ignore[arg-type]

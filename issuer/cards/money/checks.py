@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from core import results as core_results
 from core.errors import ApplicationError
+from core.prepared import INTEGER, TEXT, PreparedRead
 
 from ... import results
 from ...ledger.lock_objects import account_lock_with_held
@@ -74,6 +75,18 @@ def _day_and_month_start(now: datetime) -> tuple[datetime, datetime]:
     return day, day.replace(day=1)
 
 
+# Read on every payment under the card's lock: (card, region, channel) is unique, its SQL compiled
+# once per process (core.prepared).
+_LIMIT = PreparedRead(
+    lambda card, region, channel: CardLimit.objects.filter(
+        card_id=card, region=region, channel=channel
+    ),
+    card=INTEGER,
+    region=TEXT,
+    channel=TEXT,
+)
+
+
 def limit_problem(
     *, card: Card, where: Where, amount: Decimal, now: datetime | None = None
 ) -> Decline:
@@ -81,7 +94,7 @@ def limit_problem(
     called under the card's lock)."""
     if not where.channel:
         return None
-    limit = CardLimit.objects.filter(card=card, region=where.region, channel=where.channel).first()
+    limit = _LIMIT.one(card=card.pk, region=where.region, channel=where.channel)
     if limit is None:
         return None
     if limit.per_transaction is not None and amount > limit.per_transaction:
