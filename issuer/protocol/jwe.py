@@ -1,5 +1,5 @@
 """JOSE helpers of the authorization API: JWE compact serialization with RSA-OAEP-256 and
-A128GCM, both directions, with jwcrypto.
+A128GCM, both directions, with jwcrypto's JWA primitives of that one pair.
 
 The protected header is checked before jwcrypto sees the token, so every refusal has a clear
 reason and nothing but the one algorithm pair is ever run: exactly five parts, `alg`
@@ -20,8 +20,10 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from jwcrypto import jwe, jwk
-from jwcrypto.common import JWException, base64url_decode, json_encode
+from cryptography.exceptions import InvalidTag
+from jwcrypto import jwk
+from jwcrypto.common import JWException, base64url_decode, base64url_encode, json_encode
+from jwcrypto.jwa import JWA
 
 ALG = "RSA-OAEP-256"
 ENC = "A128GCM"
@@ -29,6 +31,7 @@ ENC = "A128GCM"
 MAX_PLAINTEXT_BYTES = 16 * 1024
 MAX_KID_LENGTH = 128
 IV_BYTES, TAG_BYTES = 12, 16
+_KEY_WRAP, _CONTENT = JWA.keymgmt_alg(ALG), JWA.encryption_alg(ENC)
 
 
 class JWEError(ValueError):
@@ -127,17 +130,24 @@ def decrypt(
             f"kid {header['kid'][:80]!r} does not name a current encryption key of the "
             "recipient: fetch its JWKS and encrypt to its RSA key"
         )
+    protected, encrypted_key, iv, ciphertext, tag = token.strip().split(".")
     try:
-        message = jwe.JWE(algs=[ALG, ENC])
-        message.deserialize(token.strip())
-        message.decrypt(key, max_plaintext=max_plaintext)
-    except (JWException, ValueError, TypeError) as exc:
+        # The JWA primitives of the one pair the header allows (checked above): jwe.JWE would
+        # add a deep copy of its header registry and a second parse of the token per request.
+        cek = _KEY_WRAP.unwrap(key, _CONTENT.wrap_key_size, base64url_decode(encrypted_key), header)
+        plaintext = _CONTENT.decrypt(
+            cek,
+            protected.encode("ascii"),  # the AAD: the protected header as sent (RFC 7516 5.2)
+            base64url_decode(iv),
+            base64url_decode(ciphertext),
+            base64url_decode(tag),
+        )
+    except (JWException, ValueError, TypeError, InvalidTag) as exc:
         # One message for a wrong key, a tampered tag, ciphertext, IV or header: telling them
         # apart would help an attacker, not the sender.
         raise JWEError(
             "the JWE could not be decrypted: tampered, truncated, or not encrypted to this kid"
         ) from exc
-    plaintext = message.plaintext
     if len(plaintext) > max_plaintext:
         raise JWEError(f"the plaintext is larger than {max_plaintext} bytes")
     return header, loads_object(plaintext, "the decrypted plaintext")
@@ -148,9 +158,14 @@ def encrypt(payload: dict[str, Any], key: jwk.JWK, kid: str) -> str:
     if key.get("kty") != "RSA":
         raise ValueError("JWE recipients must be RSA keys")
     header = {"alg": ALG, "enc": ENC, "kid": kid}
-    message = jwe.JWE(dumps(payload), protected=json_encode(header), algs=[ALG, ENC])
-    message.add_recipient(key)
-    return str(message.serialize(compact=True))
+    protected = base64url_encode(json_encode(header))
+    wrapped = _KEY_WRAP.wrap(key, _CONTENT.wrap_key_size, None, header)
+    iv, ciphertext, tag = _CONTENT.encrypt(
+        wrapped["cek"], protected.encode("ascii"), dumps(payload)
+    )
+    return ".".join(
+        [protected, *(base64url_encode(part) for part in (wrapped["ek"], iv, ciphertext, tag))]
+    )
 
 
 __all__ = ["ALG", "ENC", "JWEError", "MAX_PLAINTEXT_BYTES", "decrypt", "encrypt", "header_of"]
