@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from core import idempotency, metrics
@@ -250,8 +250,11 @@ FINISH_FIELDS = (
 )
 
 
-# Every payment's answer, written only while the row is still IN_FLIGHT: compiled once per
-# process (core.prepared).
+# Every payment's answer (under the caller's lock, or only while the row is still IN_FLIGHT):
+# compiled once per process (core.prepared). No field of FINISH_FIELDS has a pre_save of its own.
+_FINISH: PreparedUpdate[Payment] = PreparedUpdate(
+    Payment, FINISH_FIELDS, lambda pk: Payment.objects.filter(pk=pk), pk=TEXT
+)
 _FINISH_IN_FLIGHT: PreparedUpdate[Payment] = PreparedUpdate(
     Payment,
     FINISH_FIELDS,
@@ -285,8 +288,8 @@ def finish(
         written = _FINISH_IN_FLIGHT.update(payment, pk=payment.pk, state=PaymentState.IN_FLIGHT)
         if not written:
             raise _AnsweredMeanwhile(payment.pk)
-    else:
-        payment.save(update_fields=FINISH_FIELDS)
+    elif not _FINISH.update(payment, pk=payment.pk):  # save(update_fields=...)'s refusal
+        raise DatabaseError("Save with update_fields did not affect any rows.")
     metrics.payment_answered(
         payment_type=payment.payment_type, code=result.code, connector=connector_name(answer)
     )

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from core.errors import NotFound
 from core.lookups import one
+from core.prepared import TEXT, PreparedRead
 from core.results import REFERENCE_NOT_FOUND
 from merchants.models import Merchant
 
@@ -41,10 +42,18 @@ def expired_lock(*, now: Callable[[], datetime], batch: int) -> list[Payment]:
     )
 
 
+# Every locked finalize (an on-us payment's, a capture's) takes it: compiled once per process.
+_STATE_LOCK = PreparedRead(
+    lambda pk: Payment.objects.select_for_update().filter(pk=pk).only("state"), pk=TEXT
+)
+
+
 def state_lock(pk: str) -> str:
     """Lock one payment; its processing state (the finalize needs nothing else of it)."""
-    rows = Payment.objects.select_for_update().filter(pk=pk).order_by().values_list("state")
-    return str(rows[0][0])
+    locked = _STATE_LOCK.one(pk=pk)
+    if locked is None:
+        raise Payment.DoesNotExist(f"payment {pk}")
+    return str(locked.state)
 
 
 def original_lock(*, merchant: Merchant, original_id: str) -> Payment:

@@ -24,6 +24,7 @@ The counts, and what each statement is:
 import uuid
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.db import connection
@@ -151,3 +152,69 @@ def on_us_card(card: Card, number: str) -> dict[str, str]:
         "card.expiryMonth": f"{card.expiry_month:02d}",
         "card.expiryYear": str(card.expiry_year),
     }
+
+
+# --- statements the ORM compiles per request ------------------------------------------------------
+# The hot look-ups and writes are compiled once per process (core.prepared): after warm-up a
+# request asks the ORM to compile only what is left below. Deterministic like the counts above.
+
+
+def compiled(call: Callable[[], Any]) -> list[str]:
+    """The queries the ORM compiled during one call (each asks Query.get_compiler once)."""
+    from django.db.models.sql.query import Query
+
+    seen: list[str] = []
+    original = Query.get_compiler
+
+    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(f"{type(self).__name__} {self.model.__name__ if self.model else ''}")
+        return original(self, *args, **kwargs)
+
+    with mock.patch.object(Query, "get_compiler", counting):
+        call()
+    return seen
+
+
+def test_a_db_payment_token_and_balance_inquiry_compile_nothing(
+    merchant_api,
+    merchant,
+    client,
+    issuer_keys,  # noqa: F811
+    make_requestor,  # noqa: F811
+):
+    payer = Payer(merchant_api, merchant)
+    payer.pay("DB")
+    assert compiled(lambda: payer.pay("DB")) == []
+    requestor = make_requestor(CLIENT, scopes="TRANSACTION")
+    requestor.access_token(client, scope="TRANSACTION")
+    assert compiled(lambda: requestor.access_token(client, scope="TRANSACTION")) == []
+    api = Api(requestor, scope="TRANSACTION")
+    demo.demo_cards(CLIENT)
+    path = "/issuer/v1/transaction/BalanceInquiry"
+    api.call(path, {"cardReference": demo.PREPAID_CARD})
+    assert compiled(lambda: api.call(path, {"cardReference": demo.PREPAID_CARD})) == []
+
+
+def test_a_purchase_compiles_its_entries_and_its_balances_only():
+    """What is left: the journal's entries (one bulk INSERT of as many rows as lines) and the
+    balances' UPDATE (a CASE of as many accounts): both change shape with the journal."""
+    buy = purchase_of(demo.demo_cards(CLIENT).prepaid)
+    buy()
+    buy()
+    assert sorted(compiled(buy)) == ["InsertQuery Entry", "UpdateQuery LedgerAccount"]
+
+
+def test_an_on_us_debit_compiles_the_purchases_two_only(merchant_api, merchant):
+    """The payment's lock, the issuer's reads and writes and the payment's answer are
+    prepared; the Purchase's two that change shape with the journal are not."""
+    cards = demo.demo_cards(CLIENT)
+    number = services.card_number(card=cards.prepaid)
+    payer = Payer(merchant_api, merchant)
+
+    def pay() -> None:
+        answer = payer.pay("DB", number=None, **on_us_card(cards.prepaid, number))
+        assert answer.json()["result"]["code"] == "000.000.000", answer.json()
+
+    pay()
+    pay()
+    assert sorted(compiled(pay)) == ["InsertQuery Entry", "UpdateQuery LedgerAccount"]
