@@ -1,5 +1,5 @@
-"""Hot look-ups and inserts whose SQL the ORM compiles once per process, not once per request
-(issue 21).
+"""Hot look-ups, inserts and updates whose SQL the ORM compiles once per process, not once per
+request (issue 21).
 
 A queryset is rebuilt and compiled on every call: for a card read with its product, customer,
 account, ledger and an annotated subquery, Django's compiler spends more CPU than PostgreSQL
@@ -7,7 +7,9 @@ spends answering. `PreparedRead` asks the ORM for the statement once per databas
 sentinel arguments, and afterwards sends the same SQL with each call's arguments through the
 connection's cursor (so `execute_wrapper`, the debug log and statement counts see it as before),
 building the instances as Django's `ModelIterable` does: `from_db`, the select_related
-populators and the annotations.
+populators and the annotations. `PreparedInsert` and `PreparedUpdate` do the same for a new row
+(as `save(force_insert=True)`) and for fields of the rows a filter names (as `QuerySet.update`).
+Only SQL is kept, never data: nothing read can be stale.
 
 The queryset must depend on its named arguments only. At its first use the statement is compiled
 twice with two different sets of sentinels: the SQL must be the same, and the parameters must
@@ -92,10 +94,13 @@ class _Arguments:
         another parameter differs between them or an argument is missing."""
         if len(first) != len(second):
             raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
+        first_sentinels, second_sentinels = self.sentinels(0), self.sentinels(1)
         expected = {
-            name: tuple(_prepare(connection, self.kinds[name], s[name]) for s in sentinels)
-            for sentinels in [(self.sentinels(0), self.sentinels(1))]
-            for name in self.kinds
+            name: (
+                _prepare(connection, kind, first_sentinels[name]),
+                _prepare(connection, kind, second_sentinels[name]),
+            )
+            for name, kind in self.kinds.items()
         }
         slots: dict[str, list[int]] = {name: [] for name in self.kinds}
         for position, pair in enumerate(zip(first, second, strict=True)):
@@ -219,6 +224,7 @@ class PreparedRead(Generic[M]):
 @dataclass(frozen=True)
 class _Insert:
     sql: str
+    pk_set: bool  # the primary key is the instance's (a default), not the database's
     fields: tuple[Any, ...]  # the concrete fields written, in the statement's order
     returning: tuple[Any, ...]  # the fields the database fills in (an auto primary key)
     returning_params: tuple[Any, ...]
@@ -247,6 +253,8 @@ class PreparedInsert(Generic[M]):
             instance.save(force_insert=True, using=using)  # the ORM's own way on this database
             return instance
         compiled = self._compiled.get(using) or self._compile(using, instance)
+        if (instance.pk is not None) != compiled.pk_set:
+            raise TypeError("every instance sets its primary key, or none does")
         unsaved: Any = instance  # Model's check that every related object is saved (as save())
         unsaved._prepare_related_fields_for_save(operation_name="save")
         params = []
@@ -274,7 +282,7 @@ class PreparedInsert(Generic[M]):
             model, meta = self._model, self._model._meta
             if pre_save.has_listeners(model) or post_save.has_listeners(model):
                 raise ImproperlyConfigured(f"{meta.label} has save receivers: use save()")
-            pk_set = meta.pk.get_pk_value_on_save(instance) is not None
+            pk_set = instance.pk is not None  # given, or its field's default (a new id)
             fields = [
                 f
                 for f in meta.local_concrete_fields
@@ -292,6 +300,7 @@ class PreparedInsert(Generic[M]):
             columns = [field.get_col(meta.db_table) for field in returning]
             compiled = _Insert(
                 sql=sql,
+                pk_set=pk_set,
                 fields=tuple(fields),
                 returning=tuple(returning),
                 returning_params=tuple(compiler.returning_params),

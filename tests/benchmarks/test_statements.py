@@ -1,5 +1,6 @@
-"""Statements per request on the hot paths (issue 21): counts are deterministic, so they are
-tested where times are not (bench/compare.py measures the times). Counted after warm-up
+"""Statements per request on the hot paths (issue 21), and how many of them the ORM compiles
+per request (core.prepared compiles the rest once per process): counts are deterministic, so
+they are tested where times are not (bench/compare.py measures the times). Counted after warm-up
 requests, without the savepoints a test's own transaction turns the services' transactions into
 (in production each is a BEGIN and a COMMIT, which bench/compare.py lists apart).
 

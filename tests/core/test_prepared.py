@@ -289,3 +289,14 @@ def test_a_prepared_update_refuses_what_it_cannot_write_as_the_orm_would():
         by_pk.update(user, pk=user.pk)
     with pytest.raises(TypeError, match="update takes a User"):
         by_pk.update(Group(name="g"), pk=1)  # type: ignore[arg-type]
+
+
+def test_a_prepared_insert_keeps_to_one_way_of_setting_the_primary_key():
+    from issuer.models import UsedAssertion
+
+    inserting = PreparedInsert(UsedAssertion)
+    later = timezone.now() + timedelta(minutes=5)
+    inserting.insert(UsedAssertion(client_id="c", jti="m", expires_at=later))  # the database's
+    with pytest.raises(TypeError, match="primary key"):
+        inserting.insert(UsedAssertion(pk=10_000, client_id="c", jti="n", expires_at=later))
+    assert not UsedAssertion.objects.filter(jti="n").exists()
