@@ -33,12 +33,17 @@ class TooDeep(NameError_):
 
 def split_name(name: str) -> list[str]:
     """`a.b[c.d][0].e` -> ['a', 'b', '[c.d]', '[0]', 'e'] (bracketed parts keep their brackets)."""
-    return list(_split(name))
+    if len(name) > CACHED_NAME_LENGTH:
+        return list(_split(name))
+    return list(_split_cached(name))
 
 
-# The field tables split the same few hundred names on every request (issue 21); a name that is
-# refused raises every time (exceptions are not cached).
-@lru_cache(maxsize=4096)
+# The field tables split the same few hundred names on every request (issue 21). Only short
+# names are kept (a request's own names, any length, must not fill a worker's memory: at most
+# 4096 x 128 characters); a name that is refused raises every time (exceptions are not cached).
+CACHED_NAME_LENGTH = 128
+
+
 def _split(name: str) -> tuple[str, ...]:
     parts: list[str] = []
     i, n = 0, len(name)
@@ -72,6 +77,9 @@ def _split(name: str) -> tuple[str, ...]:
     if need_segment:
         raise NameError_(name, "malformed parameter name")
     return tuple(parts)
+
+
+_split_cached = lru_cache(maxsize=4096)(_split)
 
 
 def key_of(part: str) -> str:

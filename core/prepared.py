@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections, transaction
 from django.db.models import Model, QuerySet
-from django.db.models.query import get_related_populators
+from django.db.models.query import ModelIterable, get_related_populators
 from django.db.models.signals import post_save, pre_save
 from django.db.models.sql.subqueries import InsertQuery, UpdateQuery
 from django.db.transaction import TransactionManagementError
@@ -182,6 +183,7 @@ class PreparedRead(Generic[M]):
         with self._lock:
             if using in self._compiled:
                 return self._compiled[using]
+            _one_database()
             connection = connections[using]
             (sql, params), compiler = self._as_sql(using, 0)
             (second_sql, second_params), _ = self._as_sql(using, 1)
@@ -214,6 +216,8 @@ class PreparedRead(Generic[M]):
     def _as_sql(self, using: str, which: int) -> tuple[tuple[str, tuple[Any, ...]], Any]:
         # order_by() and the slice: one row by a unique key, no ORDER BY to build.
         queryset: Any = self._build(**self._arguments.sentinels(which)).order_by()[:1]
+        if queryset._iterable_class is not ModelIterable:
+            raise ImproperlyConfigured("a prepared read returns model instances (no values())")
         if queryset._known_related_objects or queryset._prefetch_related_lookups:
             raise ImproperlyConfigured("a prepared read takes no related managers or prefetches")
         compiler = queryset.query.get_compiler(using=using)
@@ -224,7 +228,6 @@ class PreparedRead(Generic[M]):
 @dataclass(frozen=True)
 class _Insert:
     sql: str
-    pk_set: bool  # the primary key is the instance's (a default), not the database's
     fields: tuple[Any, ...]  # the concrete fields written, in the statement's order
     returning: tuple[Any, ...]  # the fields the database fills in (an auto primary key)
     returning_params: tuple[Any, ...]
@@ -252,17 +255,23 @@ class PreparedInsert(Generic[M]):
         if not connection.features.can_return_columns_from_insert:
             instance.save(force_insert=True, using=using)  # the ORM's own way on this database
             return instance
-        compiled = self._compiled.get(using) or self._compile(using, instance)
-        if (instance.pk is not None) != compiled.pk_set:
-            raise TypeError("every instance sets its primary key, or none does")
+        _refuse_receivers(self._model)
         unsaved: Any = instance  # Model's check that every related object is saved (as save())
         unsaved._prepare_related_fields_for_save(operation_name="save")
-        params = []
-        for field in compiled.fields:
-            value = field.pre_save(instance, True)
-            if hasattr(value, "resolve_expression"):
-                raise TypeError(f"{field.name}: a prepared insert takes values, not expressions")
-            params.append(field.get_db_prep_save(value, connection=connection))
+        fields = _insert_fields(instance)
+        values = [field.pre_save(instance, True) for field in fields]
+        expressions = [
+            f.name for f, v in zip(fields, values, strict=True) if hasattr(v, "resolve_expression")
+        ]
+        if expressions:
+            raise TypeError(f"{expressions}: a prepared insert takes values, not expressions")
+        compiled = self._compiled.get(using) or self._compile(using, instance)
+        if fields != compiled.fields:
+            raise TypeError("every instance sets its primary key, or none does")
+        params = [
+            field.get_db_prep_save(value, connection=connection)
+            for field, value in zip(fields, values, strict=True)
+        ]
         with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
             if compiled.returning:
@@ -276,32 +285,29 @@ class PreparedInsert(Generic[M]):
         return instance
 
     def _compile(self, using: str, instance: M) -> _Insert:
+        """The INSERT of the instance's fields, from the instance whose values were just
+        checked (plain values: each a placeholder, counted)."""
         with self._lock:
             if using in self._compiled:
                 return self._compiled[using]
+            _one_database()
             model, meta = self._model, self._model._meta
-            if pre_save.has_listeners(model) or post_save.has_listeners(model):
-                raise ImproperlyConfigured(f"{meta.label} has save receivers: use save()")
-            pk_set = instance.pk is not None  # given, or its field's default (a new id)
-            fields = [
-                f
-                for f in meta.local_concrete_fields
-                if not f.generated and (pk_set or f is not meta.auto_field)
-            ]
+            fields = _insert_fields(instance)
             placeholders = [f.name for f in fields if hasattr(f, "get_placeholder")]
             if placeholders:
                 raise ImproperlyConfigured(f"{placeholders}: placeholders that depend on values")
             returning = list(meta.db_returning_fields)
             query = InsertQuery(model)
-            query.insert_values(fields, [instance])
+            query.insert_values(fields, [instance], raw=True)  # as read: pre_save ran already
             compiler = query.get_compiler(using=using)
             compiler.returning_fields = returning
-            [(sql, _params)] = compiler.as_sql()
+            [(sql, sent)] = compiler.as_sql()
+            if len(sent) != len(fields) or sql.count("%s") != len(fields):
+                raise ImproperlyConfigured(f"{meta.label}: a value is not a plain parameter")
             columns = [field.get_col(meta.db_table) for field in returning]
             compiled = _Insert(
                 sql=sql,
-                pk_set=pk_set,
-                fields=tuple(fields),
+                fields=fields,
                 returning=tuple(returning),
                 returning_params=tuple(compiler.returning_params),
                 converters=_converters(compiler, columns),
@@ -336,6 +342,15 @@ class PreparedUpdate(Generic[M]):
         self._fields: tuple[Any, ...] = tuple(model._meta.get_field(name) for name in fields)
         if any(not f.concrete or f.primary_key or f.generated for f in self._fields):
             raise ImproperlyConfigured("a prepared update sets concrete, non-key fields")
+        # What save(update_fields=...) would do differently: a value of its own (auto_now), a
+        # placeholder that depends on the value.
+        own = [
+            f.name
+            for f in self._fields
+            if getattr(f, "auto_now", False) or hasattr(f, "get_placeholder")
+        ]
+        if own:
+            raise ImproperlyConfigured(f"fields a prepared update cannot write as given: {own}")
         self._build = build
         self._arguments = _Arguments(arguments)
         self._compiled: dict[str, _Update] = {}
@@ -344,6 +359,9 @@ class PreparedUpdate(Generic[M]):
     def update(self, instance: M, *, using: str = "default", **values: Any) -> int:
         if type(instance) is not self._model:
             raise TypeError(f"update takes a {self._model.__name__}")
+        _refuse_receivers(self._model)
+        unsaved: Any = instance  # Model's check that every related object is saved (as save())
+        unsaved._prepare_related_fields_for_save(operation_name="save", fields=self._fields)
         connection = connections[using]
         compiled = self._compiled.get(using) or self._compile(using)
         params = []
@@ -361,6 +379,7 @@ class PreparedUpdate(Generic[M]):
         with self._lock:
             if using in self._compiled:
                 return self._compiled[using]
+            _one_database()
             connection = connections[using]
             where, params = self._where(using, 0)
             second_where, second_params = self._where(using, 1)
@@ -387,6 +406,30 @@ class PreparedUpdate(Generic[M]):
             raise ImproperlyConfigured("a prepared update filters on its table's own columns")
         sql, params = query.get_compiler(using=using).compile(query.where)
         return sql, tuple(params)
+
+
+def _one_database() -> None:
+    """Statements go to the alias asked for (`using`, "default"): no router decides."""
+    if settings.DATABASE_ROUTERS:
+        raise ImproperlyConfigured("core.prepared does not consult DATABASE_ROUTERS")
+
+
+def _refuse_receivers(model: type[Model]) -> None:
+    """No save signal is sent: a model with receivers is written by save()."""
+    if pre_save.has_listeners(model) or post_save.has_listeners(model):
+        raise ImproperlyConfigured(f"{model._meta.label} has save receivers: use save()")
+
+
+def _insert_fields(instance: Model) -> tuple[Any, ...]:
+    """The fields save() inserts: every concrete one, the primary key when it is set (given, or
+    its field's default, a new id) rather than the database's."""
+    meta = instance._meta
+    pk_set = instance.pk is not None
+    return tuple(
+        f
+        for f in meta.local_concrete_fields
+        if not f.generated and (pk_set or f is not meta.auto_field)
+    )
 
 
 def _converters(compiler: Any, columns: list[Any]) -> tuple[tuple[int, tuple[Any, ...], Any], ...]:
@@ -422,5 +465,5 @@ def _prepare(connection: Any, kind: str, value: Any) -> Any:
             raise TypeError("a moment must be timezone-aware")
         return connection.ops.adapt_datetimefield_value(value)
     if kind == TEXT:
-        return str(value)  # a TextChoices member as its value
+        return str.__str__(value)  # a str enum's member (TextChoices) as its value
     return value

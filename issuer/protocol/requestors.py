@@ -59,18 +59,18 @@ class JwksUnavailable(Unavailable):
 # --- Scopes ------------------------------------------------------------------------------------
 
 
-_KNOWN_SCOPES: dict[int, frozenset[str]] = {}
+_KNOWN_SCOPES: dict[frozenset[tuple[str, str]], frozenset[str]] = {}
 
 
 def known_scopes() -> frozenset[str]:
     """The scopes of the implemented operations (issuer.operations: the catalogue decides).
-    Asked on every token request: kept per number of registered operations (registration only
-    adds, at import)."""
+    Asked on every token request: kept per set of registered operations."""
     from ..operations import IMPLEMENTED, scopes
 
-    known = _KNOWN_SCOPES.get(len(IMPLEMENTED))
+    registered = frozenset(IMPLEMENTED)
+    known = _KNOWN_SCOPES.get(registered)
     if known is None:
-        known = _KNOWN_SCOPES[len(IMPLEMENTED)] = frozenset(scopes())
+        known = _KNOWN_SCOPES[registered] = frozenset(scopes())
     return known
 
 

@@ -146,3 +146,16 @@ class TestParsersOverHttp:
         )
         assert response.status_code == 400
         assert response.json()["result"]["code"] == "200.100.101"
+
+
+def test_only_short_names_are_kept_split():
+    """A request's own names may be long: splitting them keeps nothing (a worker's memory is not
+    theirs to fill); the field tables' short names are split once."""
+    from core.nesting import CACHED_NAME_LENGTH, _split_cached
+
+    before = _split_cached.cache_info().currsize
+    long_name = "a" * (CACHED_NAME_LENGTH + 1) + ".b"
+    assert split_name(long_name) == ["a" * (CACHED_NAME_LENGTH + 1), "b"]
+    assert _split_cached.cache_info().currsize == before
+    assert split_name("card.holderShort") == ["card", "holderShort"]
+    assert _split_cached.cache_info().currsize <= before + 1

@@ -300,3 +300,87 @@ def test_a_prepared_insert_keeps_to_one_way_of_setting_the_primary_key():
     with pytest.raises(TypeError, match="primary key"):
         inserting.insert(UsedAssertion(pk=10_000, client_id="c", jti="n", expires_at=later))
     assert not UsedAssertion.objects.filter(jti="n").exists()
+
+
+# --- what a review of the first version found -----------------------------------------------------
+
+
+def test_an_expression_in_the_first_insert_is_refused_and_leaves_nothing_compiled():
+    from django.db.models.functions import Now
+
+    from issuer.models import UsedAssertion
+
+    inserting = PreparedInsert(UsedAssertion)
+    with pytest.raises(TypeError, match="not expressions"):
+        inserting.insert(UsedAssertion(client_id="c", jti="e", expires_at=Now()))
+    assert inserting._compiled == {}
+    later = timezone.now() + timedelta(minutes=5)
+    inserting.insert(UsedAssertion(client_id="c", jti="f", expires_at=later))
+    assert UsedAssertion.objects.filter(jti="f").exists()
+
+
+def test_a_receiver_connected_after_the_first_insert_or_update_is_not_skipped():
+    from django.db.models.signals import pre_save
+
+    from core.prepared import PreparedUpdate
+
+    inserting = PreparedInsert(Group)
+    group = inserting.insert(Group(name="before"))
+    setting = PreparedUpdate(Group, ["name"], lambda pk: Group.objects.filter(pk=pk), pk=INTEGER)
+    assert setting.update(group, pk=group.pk) == 1
+
+    def receiver(**kwargs):  # type: ignore[no-untyped-def]
+        pass
+
+    pre_save.connect(receiver, sender=Group, weak=False)
+    try:
+        with pytest.raises(ImproperlyConfigured, match="save receivers"):
+            inserting.insert(Group(name="after"))
+        with pytest.raises(ImproperlyConfigured, match="save receivers"):
+            setting.update(group, pk=group.pk)
+    finally:
+        pre_save.disconnect(receiver, sender=Group)
+    assert not Group.objects.filter(name="after").exists()
+
+
+def test_a_prepared_update_refuses_a_field_save_would_change_and_an_unsaved_relation():
+    from oauth2_provider.models import AccessToken, Application
+
+    from core.prepared import PreparedUpdate
+
+    with pytest.raises(ImproperlyConfigured, match="cannot write as given"):
+        PreparedUpdate(
+            AccessToken, ["updated"], lambda pk: AccessToken.objects.filter(pk=pk), pk=INTEGER
+        )
+    setting = PreparedUpdate(
+        AccessToken, ["application"], lambda pk: AccessToken.objects.filter(pk=pk), pk=INTEGER
+    )
+    token = AccessToken.objects.create(token="t", expires=timezone.now(), scope="A")
+    token.application = Application(client_id="unsaved")
+    with pytest.raises(ValueError, match="unsaved related object"):
+        setting.update(token, pk=token.pk)
+
+
+def test_text_arguments_are_sent_as_their_string_value_for_any_str_enum():
+    import enum
+
+    class Name(str, enum.Enum):  # noqa: UP042 - str() of this member is "Name.ADA", not "ada"
+        ADA = "ada"
+
+    by_name = PreparedRead(lambda name: User.objects.filter(username=name), name=TEXT)
+    user = User.objects.create(username="ada")
+    assert by_name.one(name=Name.ADA) == user
+
+
+class NoRouter:
+    """A router with no opinion: its presence alone is refused."""
+
+
+def test_a_prepared_statement_refuses_routers_and_a_values_builder(settings):
+    values = PreparedRead(lambda name: User.objects.filter(username=name).values("pk"), name=TEXT)
+    with pytest.raises(ImproperlyConfigured, match="model instances"):
+        values.one(name="x")
+    settings.DATABASE_ROUTERS = [f"{__name__}.NoRouter"]
+    routed = PreparedRead(lambda name: User.objects.filter(username=name), name=TEXT)
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_ROUTERS"):
+        routed.one(name="x")

@@ -181,3 +181,19 @@ def test_a_slow_answer_waits_for_its_gate(payer):
     with simulator.held() as gate:
         gate.release()
         assert code(payer.pay("DB", number=SLOW)) == "000.000.000"
+
+
+def test_an_answer_written_under_the_lock_to_a_row_that_is_gone_fails_as_save_would(payer):
+    """finish() writes a locked payment's answer with a prepared UPDATE (core.prepared): no row
+    written is save(update_fields=...)'s DatabaseError, never a silent success."""
+    from django.db import DatabaseError
+
+    from payments.connectors.base import NetworkAnswer
+    from payments.services import engine
+
+    response = payer.pay("DB")
+    payment = Payment.objects.get(pk=response.json()["id"])
+    payment.pk = "0" * 32  # not a row of the table
+    with pytest.raises(DatabaseError, match="did not affect any rows"):
+        engine.finish(payment, NetworkAnswer(engine.TRANSACTION_SUCCEEDED))
+    assert not Payment.objects.filter(pk="0" * 32).exists()
