@@ -131,7 +131,8 @@ def test_a_jwe_balance_inquiry_sends_three_statements(issuer_keys, make_requesto
     assert len(sent) == 3, sent
 
 
-def test_an_on_us_debit_sends_the_payments_and_the_purchases_statements(merchant_api, merchant):
+def on_us_debits(merchant_api, merchant) -> Callable[[], None]:  # type: ignore[no-untyped-def]
+    """Approved on-us debits on the demo's prepaid card, after two to warm up."""
     cards = demo.demo_cards(CLIENT)
     number = services.card_number(card=cards.prepaid)
     payer = Payer(merchant_api, merchant)
@@ -142,6 +143,11 @@ def test_an_on_us_debit_sends_the_payments_and_the_purchases_statements(merchant
 
     pay()
     pay()
+    return pay
+
+
+def test_an_on_us_debit_sends_the_payments_and_the_purchases_statements(merchant_api, merchant):
+    pay = on_us_debits(merchant_api, merchant)
     sent = statements(pay)
     assert len(sent) <= 13, sent
 
@@ -208,14 +214,5 @@ def test_a_purchase_compiles_its_entries_and_its_balances_only():
 def test_an_on_us_debit_compiles_the_purchases_two_only(merchant_api, merchant):
     """The payment's lock, the issuer's reads and writes and the payment's answer are
     prepared; the Purchase's two that change shape with the journal are not."""
-    cards = demo.demo_cards(CLIENT)
-    number = services.card_number(card=cards.prepaid)
-    payer = Payer(merchant_api, merchant)
-
-    def pay() -> None:
-        answer = payer.pay("DB", number=None, **on_us_card(cards.prepaid, number))
-        assert answer.json()["result"]["code"] == "000.000.000", answer.json()
-
-    pay()
-    pay()
+    pay = on_us_debits(merchant_api, merchant)
     assert sorted(compiled(pay)) == ["InsertQuery Entry", "UpdateQuery LedgerAccount"]
