@@ -56,6 +56,26 @@ def _sentinel(kind: str, index: int, which: int) -> Any:
 
 
 _TYPES: dict[str, type] = {TEXT: str, INTEGER: int, MOMENT: datetime}
+T = TypeVar("T")
+
+
+class _PerDatabase(dict[str, T]):
+    """What a prepared statement compiled, by database alias: made once, under a lock, by the
+    first call that needs it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+
+    def made(self, using: str, make: Callable[[], T]) -> T:
+        found = self.get(using)
+        if found is None:
+            with self._lock:
+                found = self.get(using)
+                if found is None:
+                    _one_database()
+                    found = self[using] = make()
+        return found
 
 
 @dataclass(frozen=True)
@@ -146,15 +166,22 @@ class PreparedRead(Generic[M]):
     def __init__(self, build: Callable[..., QuerySet[M]], **arguments: str) -> None:
         self._build = build
         self._arguments = _Arguments(arguments)
-        self._compiled: dict[str, _Compiled] = {}
-        self._lock = threading.Lock()
+        self._compiled: _PerDatabase[_Compiled] = _PerDatabase()
 
     def one(self, *, using: str = "default", **values: Any) -> M | None:
         return next(self._rows(using, values), None)
 
+    def get(self, *, using: str = "default", **values: Any) -> M:
+        """The row, or the model's DoesNotExist (as `QuerySet.get`)."""
+        found = self.one(using=using, **values)
+        if found is None:
+            model = self._compiled[using].compiler.klass_info["model"]
+            raise model.DoesNotExist(f"{model.__name__} matching {values} does not exist.")
+        return found
+
     def _rows(self, using: str, values: dict[str, Any]) -> Iterator[M]:
         connection = connections[using]
-        compiled = self._compiled.get(using) or self._compile(using)
+        compiled = self._compiled.made(using, lambda: self._compile(using))
         params = self._arguments.fill(connection, compiled.params, compiled.slots, values)
         if compiled.locks and connection.get_autocommit():
             # What the ORM's compiler says of a select_for_update outside a transaction.
@@ -180,38 +207,32 @@ class PreparedRead(Generic[M]):
             yield instance
 
     def _compile(self, using: str) -> _Compiled:
-        with self._lock:
-            if using in self._compiled:
-                return self._compiled[using]
-            _one_database()
-            connection = connections[using]
-            (sql, params), compiler = self._as_sql(using, 0)
-            (second_sql, second_params), _ = self._as_sql(using, 1)
-            if sql != second_sql:
-                raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
-            slots = self._arguments.slots(connection, params, second_params)
-            select, klass_info = compiler.select, compiler.klass_info
-            fields = klass_info["select_fields"]
-            start, end = fields[0], fields[-1] + 1
-            columns = [column[0] for column in select[: compiler.col_count]]
-            if compiler.has_composite_fields(columns):
-                raise ImproperlyConfigured("a prepared read takes no composite primary key")
-            compiled = _Compiled(
-                sql=sql,
-                params=params,
-                slots=slots,
-                compiler=compiler,
-                init_list=tuple(f[0].target.attname for f in select[start:end]),
-                fields_start=start,
-                fields_end=end,
-                populators=tuple(_populators(klass_info, select, using)),
-                converters=_converters(compiler, columns),
-                locks=bool(
-                    compiler.query.select_for_update and connection.features.has_select_for_update
-                ),
-            )
-            self._compiled[using] = compiled
-            return compiled
+        connection = connections[using]
+        (sql, params), compiler = self._as_sql(using, 0)
+        (second_sql, second_params), _ = self._as_sql(using, 1)
+        if sql != second_sql:
+            raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
+        slots = self._arguments.slots(connection, params, second_params)
+        select, klass_info = compiler.select, compiler.klass_info
+        fields = klass_info["select_fields"]
+        start, end = fields[0], fields[-1] + 1
+        columns = [column[0] for column in select[: compiler.col_count]]
+        if compiler.has_composite_fields(columns):
+            raise ImproperlyConfigured("a prepared read takes no composite primary key")
+        return _Compiled(
+            sql=sql,
+            params=params,
+            slots=slots,
+            compiler=compiler,
+            init_list=tuple(f[0].target.attname for f in select[start:end]),
+            fields_start=start,
+            fields_end=end,
+            populators=tuple(_populators(klass_info, select, using)),
+            converters=_converters(compiler, columns),
+            locks=bool(
+                compiler.query.select_for_update and connection.features.has_select_for_update
+            ),
+        )
 
     def _as_sql(self, using: str, which: int) -> tuple[tuple[str, tuple[Any, ...]], Any]:
         # order_by() and the slice: one row by a unique key, no ORDER BY to build.
@@ -245,8 +266,7 @@ class PreparedInsert(Generic[M]):
         if meta.parents or meta.proxy or meta.order_with_respect_to:
             raise ImproperlyConfigured(f"{meta.label}: a prepared insert takes a plain model")
         self._model = model
-        self._compiled: dict[str, _Insert] = {}
-        self._lock = threading.Lock()
+        self._compiled: _PerDatabase[_Insert] = _PerDatabase()
 
     def insert(self, instance: M, *, using: str = "default") -> M:
         if type(instance) is not self._model or not instance._state.adding:
@@ -265,7 +285,7 @@ class PreparedInsert(Generic[M]):
         ]
         if expressions:
             raise TypeError(f"{expressions}: a prepared insert takes values, not expressions")
-        compiled = self._compiled.get(using) or self._compile(using, instance)
+        compiled = self._compiled.made(using, lambda: self._compile(using, instance))
         if fields != compiled.fields:
             raise TypeError("every instance sets its primary key, or none does")
         params = [
@@ -287,33 +307,27 @@ class PreparedInsert(Generic[M]):
     def _compile(self, using: str, instance: M) -> _Insert:
         """The INSERT of the instance's fields, from the instance whose values were just
         checked (plain values: each a placeholder, counted)."""
-        with self._lock:
-            if using in self._compiled:
-                return self._compiled[using]
-            _one_database()
-            model, meta = self._model, self._model._meta
-            fields = _insert_fields(instance)
-            placeholders = [f.name for f in fields if hasattr(f, "get_placeholder")]
-            if placeholders:
-                raise ImproperlyConfigured(f"{placeholders}: placeholders that depend on values")
-            returning = list(meta.db_returning_fields)
-            query = InsertQuery(model)
-            query.insert_values(fields, [instance], raw=True)  # as read: pre_save ran already
-            compiler = query.get_compiler(using=using)
-            compiler.returning_fields = returning
-            [(sql, sent)] = compiler.as_sql()
-            if len(sent) != len(fields) or sql.count("%s") != len(fields):
-                raise ImproperlyConfigured(f"{meta.label}: a value is not a plain parameter")
-            columns = [field.get_col(meta.db_table) for field in returning]
-            compiled = _Insert(
-                sql=sql,
-                fields=fields,
-                returning=tuple(returning),
-                returning_params=tuple(compiler.returning_params),
-                converters=_converters(compiler, columns),
-            )
-            self._compiled[using] = compiled
-            return compiled
+        model, meta = self._model, self._model._meta
+        fields = _insert_fields(instance)
+        placeholders = [f.name for f in fields if hasattr(f, "get_placeholder")]
+        if placeholders:
+            raise ImproperlyConfigured(f"{placeholders}: placeholders that depend on values")
+        returning = list(meta.db_returning_fields)
+        query = InsertQuery(model)
+        query.insert_values(fields, [instance], raw=True)  # as read: pre_save ran already
+        compiler = query.get_compiler(using=using)
+        compiler.returning_fields = returning
+        [(sql, sent)] = compiler.as_sql()
+        if len(sent) != len(fields) or sql.count("%s") != len(fields):
+            raise ImproperlyConfigured(f"{meta.label}: a value is not a plain parameter")
+        columns = [field.get_col(meta.db_table) for field in returning]
+        return _Insert(
+            sql=sql,
+            fields=fields,
+            returning=tuple(returning),
+            returning_params=tuple(compiler.returning_params),
+            converters=_converters(compiler, columns),
+        )
 
 
 @dataclass(frozen=True)
@@ -353,8 +367,7 @@ class PreparedUpdate(Generic[M]):
             raise ImproperlyConfigured(f"fields a prepared update cannot write as given: {own}")
         self._build = build
         self._arguments = _Arguments(arguments)
-        self._compiled: dict[str, _Update] = {}
-        self._lock = threading.Lock()
+        self._compiled: _PerDatabase[_Update] = _PerDatabase()
 
     def update(self, instance: M, *, using: str = "default", **values: Any) -> int:
         if type(instance) is not self._model:
@@ -363,7 +376,7 @@ class PreparedUpdate(Generic[M]):
         unsaved: Any = instance  # Model's check that every related object is saved (as save())
         unsaved._prepare_related_fields_for_save(operation_name="save", fields=self._fields)
         connection = connections[using]
-        compiled = self._compiled.get(using) or self._compile(using)
+        compiled = self._compiled.made(using, lambda: self._compile(using))
         params = []
         for field in compiled.fields:
             value = getattr(instance, field.attname)
@@ -376,27 +389,21 @@ class PreparedUpdate(Generic[M]):
             return int(cursor.rowcount)
 
     def _compile(self, using: str) -> _Update:
-        with self._lock:
-            if using in self._compiled:
-                return self._compiled[using]
-            _one_database()
-            connection = connections[using]
-            where, params = self._where(using, 0)
-            second_where, second_params = self._where(using, 1)
-            if where != second_where:
-                raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
-            quote = connection.ops.quote_name
-            assignments = ", ".join(f"{quote(str(field.column))} = %s" for field in self._fields)
-            table = quote(self._model._meta.db_table)
-            compiled = _Update(
-                # Quoted names of the model's own and the ORM's compiled filter: no input here.
-                sql=f"UPDATE {table} SET {assignments} WHERE {where}",  # noqa: S608
-                fields=self._fields,
-                where_params=params,
-                slots=self._arguments.slots(connection, params, second_params),
-            )
-            self._compiled[using] = compiled
-            return compiled
+        connection = connections[using]
+        where, params = self._where(using, 0)
+        second_where, second_params = self._where(using, 1)
+        if where != second_where:
+            raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
+        quote = connection.ops.quote_name
+        assignments = ", ".join(f"{quote(str(field.column))} = %s" for field in self._fields)
+        table = quote(self._model._meta.db_table)
+        return _Update(
+            # Quoted names of the model's own and the ORM's compiled filter: no input here.
+            sql=f"UPDATE {table} SET {assignments} WHERE {where}",  # noqa: S608
+            fields=self._fields,
+            where_params=params,
+            slots=self._arguments.slots(connection, params, second_params),
+        )
 
     def _where(self, using: str, which: int) -> tuple[str, tuple[Any, ...]]:
         """The filter's WHERE clause as the ORM's UPDATE writes it (the table's own columns)."""

@@ -31,10 +31,7 @@ _CARD_LOCK = PreparedRead(
 
 def card_lock(*, card: Card) -> Card:
     """The card's row, locked, with its product, account (and ledger account) and customer."""
-    locked = _CARD_LOCK.one(pk=card.pk)
-    if locked is None:
-        raise Card.DoesNotExist(f"card {card.pk}")
-    return locked
+    return _CARD_LOCK.get(pk=card.pk)
 
 
 def cards_lock(*, cards: Sequence[Card]) -> list[Card]:

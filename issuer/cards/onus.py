@@ -24,14 +24,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from core import cards as core_cards
 from core import results as core_results
 from core.errors import ApplicationError
-from core.prepared import TEXT, PreparedRead
 
 from .. import results
 from . import money
 from .models import Card, CardTransaction, TransactionType
+from .selectors import card_by_number, card_known
 
 ACQUIRER = "acquirer"  # the issuer transactions' client_id for the platform's own acquirer
 
@@ -49,24 +48,9 @@ class Decision:
         return self.result.is_success
 
 
-# Asked of every card payment (is_on_us) and read for every on-us one; the fingerprint is unique.
-# Their SQL is compiled once per process (core.prepared).
-_BY_FINGERPRINT = PreparedRead(
-    lambda fingerprint: Card.objects.filter(pan_fingerprint=fingerprint), fingerprint=TEXT
-)
-_KNOWN_FINGERPRINT = PreparedRead(
-    lambda fingerprint: Card.objects.filter(pan_fingerprint=fingerprint).only("pk"),
-    fingerprint=TEXT,
-)
-
-
-def card_of_number(number: str) -> Card | None:
-    return _BY_FINGERPRINT.one(fingerprint=core_cards.fingerprint(number))
-
-
 def is_on_us(fingerprint: str) -> bool:
     """Whether a card number (by its fingerprint) is one of the issuer's cards."""
-    return bool(fingerprint) and _KNOWN_FINGERPRINT.one(fingerprint=fingerprint) is not None
+    return card_known(fingerprint=fingerprint)
 
 
 def _request(reference: str, *parts: object) -> money.Request:
@@ -107,7 +91,7 @@ class Authorization:
 
 
 def authorize(request: Authorization) -> Decision:
-    card = card_of_number(request.number)
+    card = card_by_number(number=request.number)
     if card is None:
         return Decision(results.CARD_NOT_ACTIVE)
     where = money.Where(
@@ -196,7 +180,7 @@ def challenge_method(number: str) -> str | None:
     """How the issuer authenticates its cardholder in a 3-D Secure challenge: out of band in
     its app (OOB), a one-time password by SMS or e-mail (OTP), "" for no registered channel
     (frictionless), None for a card that is not the issuer's."""
-    card = card_of_number(number)
+    card = card_by_number(number=number)
     if card is None:
         return None
     return {"APP": OOB, "SMS": OTP, "EMAIL": OTP}.get(card.secure_channel, "")
@@ -210,7 +194,7 @@ class Challenge:
 
 
 def _card(number: str) -> Card:
-    card = card_of_number(number)
+    card = card_by_number(number=number)
     if card is None:
         raise ApplicationError(results.CARD_NOT_FOUND, "not one of the issuer's cards")
     return card

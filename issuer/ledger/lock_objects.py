@@ -43,7 +43,4 @@ def account_lock_with_held(*, account: LedgerAccount, now: datetime | None = Non
     (not released, not expired), read in the same statement (the lock and the funds check are
     one round trip). The holds' rows are not locked: a hold is placed, reduced and released
     only under its account's lock."""
-    locked = _ACCOUNT_LOCK_WITH_HELD.one(pk=account.pk, now=now or timezone.now())
-    if locked is None:
-        raise LedgerAccount.DoesNotExist(f"ledger account {account.pk}")
-    return locked
+    return _ACCOUNT_LOCK_WITH_HELD.get(pk=account.pk, now=now or timezone.now())

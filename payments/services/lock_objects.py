@@ -50,10 +50,7 @@ _STATE_LOCK = PreparedRead(
 
 def state_lock(pk: str) -> str:
     """Lock one payment; its processing state (the finalize needs nothing else of it)."""
-    locked = _STATE_LOCK.one(pk=pk)
-    if locked is None:
-        raise Payment.DoesNotExist(f"payment {pk}")
-    return str(locked.state)
+    return str(_STATE_LOCK.get(pk=pk).state)
 
 
 def original_lock(*, merchant: Merchant, original_id: str) -> Payment:
