@@ -132,6 +132,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 else:
     # SQLite: wait for the write lock instead of failing at once under concurrent requests.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+# core.prepared: the hot statements prepared once per PostgreSQL connection (PREPARE/EXECUTE).
+# Off behind a pooler in transaction mode, where a session's statements are not its own.
+DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")

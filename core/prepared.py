@@ -8,8 +8,12 @@ sentinel arguments, and afterwards sends the same SQL with each call's arguments
 connection's cursor (so `execute_wrapper`, the debug log and statement counts see it as before),
 building the instances as Django's `ModelIterable` does: `from_db`, the select_related
 populators and the annotations. `PreparedInsert` and `PreparedUpdate` do the same for a new row
-(as `save(force_insert=True)`) and for fields of the rows a filter names (as `QuerySet.update`).
-Only SQL is kept, never data: nothing read can be stale.
+(as `save(force_insert=True)`) and for fields of the rows a filter names (as `QuerySet.update`);
+`PreparedInsert.insert_many` for a few new rows at once (as `bulk_create`), `PreparedChange` for
+an UPDATE whose values are expressions of its arguments (a journal's balances).
+Only SQL is kept, never data: nothing read can be stale. On PostgreSQL each statement is also
+prepared once per connection and executed by name (`_send`, DB_PREPARED_STATEMENTS), so the
+server plans it once per connection rather than on every call.
 
 The queryset must depend on its named arguments only. At its first use the statement is compiled
 twice with two different sets of sentinels: the SQL must be the same, and the parameters must
@@ -19,10 +23,15 @@ refused as ImproperlyConfigured rather than frozen into the statement).
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import logging
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
@@ -35,13 +44,15 @@ from django.db.models.sql.subqueries import InsertQuery, UpdateQuery
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
+logger = logging.getLogger("core.prepared")
+
 M = TypeVar("M", bound=Model)
 # Django 5.2's signature (klass_info, select, db); django-stubs describe a later one.
 _populators: Callable[[Any, Any, str], list[Any]] = get_related_populators  # type: ignore[assignment]
 
 # The kinds of argument a prepared statement takes. Each argument gets two sentinels of its kind
 # (`_sentinel`), told apart from every other parameter of the statement and from each other.
-TEXT, INTEGER, MOMENT = "text", "integer", "moment"
+TEXT, INTEGER, MOMENT, DECIMAL = "text", "integer", "moment", "decimal"
 _EPOCH = datetime(2001, 2, 3, 4, 5, 6, 789012, tzinfo=UTC)
 
 
@@ -52,10 +63,12 @@ def _sentinel(kind: str, index: int, which: int) -> Any:
         # Within every integer column's range but the small ones': the ORM turns a look-up
         # outside the column's range into "no rows" without a statement.
         return 1_987_654_000 + 2 * index + which
+    if kind == DECIMAL:
+        return Decimal(f"-1987.{index:04d}{which}7")
     return _EPOCH + timedelta(days=400 * index + which, microseconds=index + 1)
 
 
-_TYPES: dict[str, type] = {TEXT: str, INTEGER: int, MOMENT: datetime}
+_TYPES: dict[str, type] = {TEXT: str, INTEGER: int, MOMENT: datetime, DECIMAL: Decimal}
 T = TypeVar("T")
 
 
@@ -79,8 +92,18 @@ class _PerDatabase(dict[str, T]):
 
 
 @dataclass(frozen=True)
-class _Compiled:
+class _Sql:
+    """What every compiled statement has: its SQL, and that SQL as sent (`_send`)."""
+
     sql: str
+    statement: _Statement = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "statement", _Statement.of(self.sql))
+
+
+@dataclass(frozen=True)
+class _Compiled(_Sql):
     params: tuple[Any, ...]
     slots: dict[str, tuple[int, ...]]  # argument -> positions in params
     compiler: Any  # the SQLCompiler after as_sql(): select, klass_info, annotations, converters
@@ -189,7 +212,7 @@ class PreparedRead(Generic[M]):
                 "select_for_update cannot be used outside of a transaction."
             )
         with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
+            _send(connection, cursor, compiled.statement, params)
             rows = cursor.fetchall()
         compiler = compiled.compiler
         if compiler.has_extra_select:
@@ -247,78 +270,133 @@ class PreparedRead(Generic[M]):
 
 
 @dataclass(frozen=True)
-class _Insert:
-    sql: str
+class _Insert(_Sql):
     fields: tuple[Any, ...]  # the concrete fields written, in the statement's order
     returning: tuple[Any, ...]  # the fields the database fills in (an auto primary key)
     returning_params: tuple[Any, ...]
     converters: tuple[tuple[int, tuple[Any, ...], Any], ...]
+    by_column: bool  # one array parameter per column (PostgreSQL's UNNEST of several rows)
+
+
+# The most rows insert_many writes through one compiled statement of its count; more go through
+# bulk_create (a statement per count is kept, so counts stay few: a journal's lines, say).
+MANY_ROWS = 8
 
 
 class PreparedInsert(Generic[M]):
     """`insert(instance)` writes one new row of `model` as `instance.save(force_insert=True)`
     would (each field's pre_save: defaults, auto_now_add, checksums; get_db_prep_save; an
     auto primary key read back), with the INSERT's SQL compiled once per database. No save
-    signals are sent: a model with pre_save or post_save receivers is refused."""
+    signals are sent: a model with pre_save or post_save receivers is refused.
+
+    `insert_many(instances)` writes up to MANY_ROWS new rows in one statement as
+    `bulk_create(instances)` would (each field's pre_save, primary keys read back, no
+    signals), compiled once per database and number of rows."""
 
     def __init__(self, model: type[M]) -> None:
         meta = model._meta
         if meta.parents or meta.proxy or meta.order_with_respect_to:
             raise ImproperlyConfigured(f"{meta.label}: a prepared insert takes a plain model")
         self._model = model
-        self._compiled: _PerDatabase[_Insert] = _PerDatabase()
+        self._compiled: _PerDatabase[_Insert] = _PerDatabase()  # one row
+        self._many: dict[int, _PerDatabase[_Insert]] = {
+            count: _PerDatabase() for count in range(2, MANY_ROWS + 1)
+        }
 
     def insert(self, instance: M, *, using: str = "default") -> M:
-        if type(instance) is not self._model or not instance._state.adding:
-            raise TypeError(f"insert takes a new {self._model.__name__}")
         connection = connections[using]
         if not connection.features.can_return_columns_from_insert:
+            self._check_new([instance])
             instance.save(force_insert=True, using=using)  # the ORM's own way on this database
             return instance
         _refuse_receivers(self._model)
-        unsaved: Any = instance  # Model's check that every related object is saved (as save())
-        unsaved._prepare_related_fields_for_save(operation_name="save")
-        fields = _insert_fields(instance)
-        values = [field.pre_save(instance, True) for field in fields]
-        expressions = [
-            f.name for f, v in zip(fields, values, strict=True) if hasattr(v, "resolve_expression")
-        ]
-        if expressions:
-            raise TypeError(f"{expressions}: a prepared insert takes values, not expressions")
-        compiled = self._compiled.made(using, lambda: self._compile(using, instance))
-        if fields != compiled.fields:
-            raise TypeError("every instance sets its primary key, or none does")
-        params = [
-            field.get_db_prep_save(value, connection=connection)
-            for field, value in zip(fields, values, strict=True)
-        ]
-        with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
-            if compiled.returning:
-                ops: Any = connection.ops  # PostgreSQL's and SQLite's (can_return_columns...)
-                row = ops.fetch_returned_insert_columns(cursor, compiled.returning_params)
-                values = next(_converted([row], compiled.converters, connection))
-                for field, value in zip(compiled.returning, values, strict=True):
-                    setattr(instance, field.attname, value)
-        instance._state.adding = False
-        instance._state.db = using
+        self._write([instance], using, "save")
         return instance
 
-    def _compile(self, using: str, instance: M) -> _Insert:
-        """The INSERT of the instance's fields, from the instance whose values were just
+    def insert_many(self, instances: Sequence[M], *, using: str = "default") -> list[M]:
+        rows = list(instances)
+        connection = connections[using]
+        if (
+            not 0 < len(rows) <= MANY_ROWS
+            or not connection.features.can_return_rows_from_bulk_insert
+        ):
+            self._check_new(rows)
+            return self._model._default_manager.using(using).bulk_create(rows)
+        self._write(rows, using, "bulk_create")
+        return rows
+
+    def _check_new(self, instances: list[M]) -> None:
+        if any(type(i) is not self._model or not i._state.adding for i in instances):
+            raise TypeError(f"insert takes new {self._model.__name__} instances")
+
+    def _write(self, instances: list[M], using: str, operation: str) -> None:
+        self._check_new(instances)
+        connection = connections[using]
+        fields = _insert_fields(instances[0])
+        rows = []
+        for instance in instances:
+            unsaved: Any = instance  # Model's check that every related object is saved
+            unsaved._prepare_related_fields_for_save(operation_name=operation)
+            values = [field.pre_save(instance, True) for field in fields]
+            expressions = [
+                f.name
+                for f, v in zip(fields, values, strict=True)
+                if hasattr(v, "resolve_expression")
+            ]
+            if expressions:
+                raise TypeError(f"{expressions}: a prepared insert takes values, not expressions")
+            if _insert_fields(instance) != fields:
+                raise TypeError("every instance sets its primary key, or none does")
+            rows.append(values)
+        prepared = [
+            [
+                field.get_db_prep_save(value, connection=connection)
+                for field, value in zip(fields, values, strict=True)
+            ]
+            for values in rows
+        ]
+        compiling = self._many[len(instances)] if len(instances) > 1 else self._compiled
+        compiled = compiling.made(using, lambda: self._compile(using, instances))
+        if fields != compiled.fields:
+            raise TypeError("every instance sets its primary key, or none does")
+        params = _insert_params(prepared, compiled.by_column)
+        with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+            _send(connection, cursor, compiled.statement, params)
+            if compiled.returning:
+                ops: Any = connection.ops  # PostgreSQL's and SQLite's (can_return_rows...)
+                if len(instances) == 1:
+                    returned = [
+                        ops.fetch_returned_insert_columns(cursor, compiled.returning_params)
+                    ]
+                else:
+                    returned = ops.fetch_returned_insert_rows(cursor)
+                converted = _converted(returned, compiled.converters, connection)
+                for instance, values in zip(instances, converted, strict=True):
+                    for field, value in zip(compiled.returning, values, strict=True):
+                        setattr(instance, field.attname, value)
+        for instance in instances:
+            instance._state.adding = False
+            instance._state.db = using
+
+    def _compile(self, using: str, instances: list[M]) -> _Insert:
+        """The INSERT of the instances' fields, from the instances whose values were just
         checked (plain values: each a placeholder, counted)."""
         model, meta = self._model, self._model._meta
-        fields = _insert_fields(instance)
+        fields = _insert_fields(instances[0])
         placeholders = [f.name for f in fields if hasattr(f, "get_placeholder")]
         if placeholders:
             raise ImproperlyConfigured(f"{placeholders}: placeholders that depend on values")
         returning = list(meta.db_returning_fields)
         query = InsertQuery(model)
-        query.insert_values(fields, [instance], raw=True)  # as read: pre_save ran already
+        rows: list[Model] = list(instances)
+        query.insert_values(fields, rows, raw=True)  # as read: pre_save ran already
         compiler = query.get_compiler(using=using)
         compiler.returning_fields = returning
         [(sql, sent)] = compiler.as_sql()
-        if len(sent) != len(fields) or sql.count("%s") != len(fields):
+        # Several rows go as one array a column (PostgreSQL's UNNEST) or as a value each.
+        by_column = len(instances) > 1 and len(sent) == len(fields)
+        expected = len(fields) * (1 if by_column else len(instances))
+        if len(sent) != expected or sql.count("%s") != expected:
             raise ImproperlyConfigured(f"{meta.label}: a value is not a plain parameter")
         columns = [field.get_col(meta.db_table) for field in returning]
         return _Insert(
@@ -327,12 +405,19 @@ class PreparedInsert(Generic[M]):
             returning=tuple(returning),
             returning_params=tuple(compiler.returning_params),
             converters=_converters(compiler, columns),
+            by_column=by_column,
         )
 
 
+def _insert_params(rows: list[list[Any]], by_column: bool) -> list[Any]:
+    """An INSERT's parameters: each row's values in turn, or one list a column."""
+    if by_column:
+        return [list(column) for column in zip(*rows, strict=True)]
+    return [value for row in rows for value in row]
+
+
 @dataclass(frozen=True)
-class _Update:
-    sql: str
+class _Update(_Sql):
     fields: tuple[Any, ...]  # the fields set, in the statement's order
     where_params: tuple[Any, ...]
     slots: dict[str, tuple[int, ...]]  # argument -> positions in where_params
@@ -385,7 +470,7 @@ class PreparedUpdate(Generic[M]):
             params.append(field.get_db_prep_save(value, connection=connection))
         params += self._arguments.fill(connection, compiled.where_params, compiled.slots, values)
         with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
+            _send(connection, cursor, compiled.statement, params)
             return int(cursor.rowcount)
 
     def _compile(self, using: str) -> _Update:
@@ -413,6 +498,179 @@ class PreparedUpdate(Generic[M]):
             raise ImproperlyConfigured("a prepared update filters on its table's own columns")
         sql, params = query.get_compiler(using=using).compile(query.where)
         return sql, tuple(params)
+
+
+class PreparedChange:
+    """`change(**values)` runs the UPDATE that `build(**values)` describes, as `queryset.update(
+    **assignments)` would, and answers how many rows it wrote: `build` returns the queryset (on
+    its table's own columns) and the assignments, which may be expressions of the arguments
+    (`F("balance") + delta`, a `Case` by primary key). No pre_save, no signals, as
+    `QuerySet.update`. The whole statement is compiled once per database and its arguments
+    checked as a PreparedRead's are."""
+
+    def __init__(
+        self, build: Callable[..., tuple[QuerySet[Any], dict[str, Any]]], **arguments: str
+    ) -> None:
+        self._build = build
+        self._arguments = _Arguments(arguments)
+        self._compiled: _PerDatabase[_Change] = _PerDatabase()
+
+    def change(self, *, using: str = "default", **values: Any) -> int:
+        connection = connections[using]
+        compiled = self._compiled.made(using, lambda: self._compile(using))
+        params = self._arguments.fill(connection, compiled.params, compiled.slots, values)
+        with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+            _send(connection, cursor, compiled.statement, params)
+            return int(cursor.rowcount)
+
+    def _compile(self, using: str) -> _Change:
+        sql, params = self._as_sql(using, 0)
+        second_sql, second_params = self._as_sql(using, 1)
+        if sql != second_sql:
+            raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
+        slots = self._arguments.slots(connections[using], params, second_params)
+        return _Change(sql=sql, params=params, slots=slots)
+
+    def _as_sql(self, using: str, which: int) -> tuple[str, tuple[Any, ...]]:
+        queryset, assignments = self._build(**self._arguments.sentinels(which))
+        query: Any = queryset.query.chain(UpdateQuery)
+        query.add_update_values(assignments)
+        query.annotations = {}  # as QuerySet.update
+        if len(query.alias_map) != 1 or query.related_updates:
+            raise ImproperlyConfigured("a prepared change updates its table's own columns")
+        sql, params = query.get_compiler(using=using).as_sql()
+        return sql, tuple(params)
+
+
+@dataclass(frozen=True)
+class _Change(_Sql):
+    params: tuple[Any, ...]
+    slots: dict[str, tuple[int, ...]]
+
+
+# --- sending a compiled statement ---------------------------------------------------------------
+
+_NAMES = itertools.count(1)
+_WRITTEN: dict[str, str] = {}  # name -> the SQL, for as_written
+_EXECUTE = re.compile(r"EXECUTE (core_prepared_[0-9]+)\b")
+
+
+def as_written(sql: str) -> str:
+    """The SQL behind an `EXECUTE core_prepared_N(...)` as a query log shows it: its compiled
+    SQL, then the arguments the log shows (`-- arguments (...)`); any other statement as it
+    is."""
+    found = _EXECUTE.match(sql)
+    if found is None or found.group(1) not in _WRITTEN:
+        return sql
+    return f"{_WRITTEN[found.group(1)]} -- arguments {sql[found.end() :]}"
+
+
+_PLACEHOLDER = re.compile(r"%%|%s")
+# SQLSTATEs after which a connection's prepared statements are dropped and made again: a plan
+# whose result type a migration changed (0A000), a statement a pooler's DISCARD ALL removed.
+_STALE = {"0A000", "26000"}
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """A compiled statement as sent: its SQL and, on PostgreSQL, its name once prepared."""
+
+    sql: str
+    name: str
+    execute: str  # EXECUTE name(%s, ...) with one placeholder a parameter
+    prepare: str  # PREPARE name AS the SQL with $1, $2, ...
+
+    parameters: int
+
+    @classmethod
+    def of(cls, sql: str) -> _Statement:
+        numbers = itertools.count(1)
+        numbered = _PLACEHOLDER.sub(
+            lambda m: "%" if m.group() == "%%" else f"${next(numbers)}", sql
+        )
+        parameters = next(numbers) - 1
+        name = f"core_prepared_{next(_NAMES)}"
+        _WRITTEN[name] = sql
+        arguments = f"({', '.join(['%s'] * parameters)})" if parameters else ""
+        return cls(
+            sql=sql,
+            name=name,
+            execute=f"EXECUTE {name}{arguments}",
+            prepare=f"PREPARE {name} AS {numbered}",
+            parameters=parameters,
+        )
+
+
+def _send(connection: Any, cursor: Any, statement: _Statement, params: Sequence[Any]) -> None:
+    """Execute `statement` with `params` through the connection's cursor (execute_wrapper, the
+    debug log and statement counts see it).
+
+    On PostgreSQL, unless DB_PREPARED_STATEMENTS is off, the statement is prepared once per
+    connection (PREPARE, sent beneath Django's cursor as psycopg 3 prepares its own, in a
+    savepoint inside a transaction) and executed by name: PostgreSQL parses and plans it once
+    per connection instead of on every call (for the card read with five tables, 0.86 ms of the
+    server's CPU planned and ran it, 0.20 ms runs it prepared). A statement PostgreSQL refuses to
+    prepare is sent as is from then on."""
+    if (
+        connection.vendor != "postgresql"
+        or len(params) != statement.parameters
+        or not getattr(settings, "DB_PREPARED_STATEMENTS", True)
+    ):
+        cursor.execute(statement.sql, params)
+        return
+    prepared = _prepared_on(connection)
+    if statement.name not in prepared and not _server_prepare(
+        connection, cursor, statement, prepared
+    ):
+        cursor.execute(statement.sql, params)
+        return
+    try:
+        cursor.execute(statement.execute, params)
+    except Exception as exc:
+        if getattr(exc.__cause__, "pgcode", None) in _STALE:
+            prepared.clear()
+            prepared.add("")  # DEALLOCATE ALL before the next PREPARE on this connection
+        raise
+
+
+_UNPREPARABLE: set[str] = set()
+
+
+def _prepared_on(connection: Any) -> set[str]:
+    """The names prepared on the connection's current session (a new session starts empty)."""
+    raw = connection.connection
+    known = getattr(connection, "_core_prepared", None)
+    if known is None or known[0] is not raw:
+        known = (raw, set())
+        connection._core_prepared = known
+    names: set[str] = known[1]
+    return names
+
+
+def _server_prepare(
+    connection: Any, cursor: Any, statement: _Statement, prepared: set[str]
+) -> bool:
+    if statement.name in _UNPREPARABLE:
+        return False
+    raw = cursor.cursor  # psycopg2's own cursor: a protocol step, not a statement of the app's
+    inside = not connection.get_autocommit()
+    if inside:
+        raw.execute("SAVEPOINT core_prepared")
+    try:
+        if "" in prepared:
+            raw.execute("DEALLOCATE ALL")
+            prepared.clear()
+        raw.execute(statement.prepare)
+    except Exception:
+        if inside:
+            raw.execute("ROLLBACK TO SAVEPOINT core_prepared")
+        _UNPREPARABLE.add(statement.name)
+        logger.warning("statement %s not prepared; sent as is", statement.name, exc_info=True)
+        return False
+    if inside:
+        raw.execute("RELEASE SAVEPOINT core_prepared")
+    prepared.add(statement.name)
+    return True
 
 
 def _one_database() -> None:
@@ -473,4 +731,6 @@ def _prepare(connection: Any, kind: str, value: Any) -> Any:
         return connection.ops.adapt_datetimefield_value(value)
     if kind == TEXT:
         return str.__str__(value)  # a str enum's member (TextChoices) as its value
+    if kind == DECIMAL:
+        return connection.ops.adapt_decimalfield_value(value)  # as Value(Decimal) sends it
     return value

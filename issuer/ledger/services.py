@@ -16,20 +16,22 @@ surfaces from a direct call); `Unbalanced` and `InvalidHold` are defects of the 
 a requestor's input, and answer what any unexpected error does (999.999.999, HTTP 500 outside the
 issuer's JWE API), logged where they are found."""
 
+import functools
 import logging
 from collections import defaultdict
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, F, Sum, When
+from django.db.models import Case, F, QuerySet, Sum, When
 from django.utils import timezone
 
 from core import results as core_results
 from core.errors import ApplicationError
-from core.prepared import PreparedInsert
+from core.prepared import DECIMAL, INTEGER, MANY_ROWS, PreparedChange, PreparedInsert
 
 from .. import results
 from .lock_objects import accounts_lock, hold_lock
@@ -121,8 +123,29 @@ def post(
     return journal
 
 
-# Every money movement's journal: its INSERT is compiled once per process (core.prepared).
+# Every money movement's journal, its entries and its balances: their statements are compiled
+# once per process (core.prepared), the entries' and the balances' once per count of them.
 _JOURNAL: PreparedInsert[Journal] = PreparedInsert(Journal)
+_ENTRIES: PreparedInsert[Entry] = PreparedInsert(Entry)
+
+
+@functools.cache
+def _balances_move(count: int) -> PreparedChange:
+    """`balance = balance + delta` of `count` accounts in one UPDATE, each its own delta."""
+    field = LedgerAccount._meta.get_field("balance")
+
+    def build(**arguments: Any) -> tuple[QuerySet[LedgerAccount], dict[str, Any]]:
+        pks: list[int] = [arguments[f"account{i}"] for i in range(count)]
+        moves = (When(pk=pks[i], then=F("balance") + arguments[f"delta{i}"]) for i in range(count))
+        return LedgerAccount.objects.filter(pk__in=pks), {
+            "balance": Case(*moves, output_field=field)
+        }
+
+    return PreparedChange(
+        build,
+        **{f"account{i}": INTEGER for i in range(count)},
+        **{f"delta{i}": DECIMAL for i in range(count)},
+    )
 
 
 def _post_checked(
@@ -143,17 +166,25 @@ def _post_checked(
         if change[pk] < 0 and account.balance - held + change[pk] < 0:
             raise InsufficientFunds(f"{account} cannot pay {-change[pk]}")
     journal = _JOURNAL.insert(Journal(kind=kind, description=description))
-    Entry.objects.bulk_create(
-        Entry(journal=journal, account_id=account.pk, currency=account.currency, amount=amount)
-        for account, amount in lines
+    _ENTRIES.insert_many(
+        [
+            Entry(journal=journal, account_id=account.pk, currency=account.currency, amount=amount)
+            for account, amount in lines
+        ]
     )
     # Every balance in one statement, rows in pk order (the order every lock takes them in).
-    LedgerAccount.objects.filter(pk__in=sorted(change)).update(
-        balance=Case(
-            *(When(pk=pk, then=F("balance") + delta) for pk, delta in sorted(change.items())),
-            output_field=LedgerAccount._meta.get_field("balance"),
+    moves = sorted(change.items())
+    if len(moves) <= MANY_ROWS:
+        arguments: dict[str, Any] = {f"account{i}": pk for i, (pk, _) in enumerate(moves)}
+        arguments.update({f"delta{i}": delta for i, (_, delta) in enumerate(moves)})
+        _balances_move(len(moves)).change(**arguments)
+    else:
+        LedgerAccount.objects.filter(pk__in=[pk for pk, _ in moves]).update(
+            balance=Case(
+                *(When(pk=pk, then=F("balance") + delta) for pk, delta in moves),
+                output_field=LedgerAccount._meta.get_field("balance"),
+            )
         )
-    )
     for pk in guarded:
         checked[pk].balance += change[pk]
     return journal

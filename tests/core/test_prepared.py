@@ -14,7 +14,7 @@ from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from core.prepared import INTEGER, MOMENT, TEXT, PreparedInsert, PreparedRead
+from core.prepared import INTEGER, MOMENT, TEXT, PreparedInsert, PreparedRead, as_written
 from issuer import demo
 from issuer.cards import selectors
 from issuer.ledger.models import Hold
@@ -68,7 +68,7 @@ def test_it_compiles_once_and_sends_one_statement_a_call():
             found = PERMISSION.one(codename=codename, app_label="auth")
             assert found is not None and found.codename == codename
     assert len(queries.captured_queries) == 3
-    assert len({q["sql"].split(" WHERE ")[0] for q in queries.captured_queries}) == 1
+    assert len({as_written(q["sql"]).split(" WHERE ")[0] for q in queries.captured_queries}) == 1
 
 
 def test_a_moment_argument_is_each_calls_own():
@@ -384,3 +384,221 @@ def test_a_prepared_statement_refuses_routers_and_a_values_builder(settings):
     routed = PreparedRead(lambda name: User.objects.filter(username=name), name=TEXT)
     with pytest.raises(ImproperlyConfigured, match="DATABASE_ROUTERS"):
         routed.one(name="x")
+
+
+# --- several rows, and updates by expressions ---------------------------------------------------
+
+
+def _assertions(*jtis: str, pk: int | None = None):  # type: ignore[no-untyped-def]
+    from issuer.models import UsedAssertion
+
+    later = timezone.now() + timedelta(minutes=5)
+    return [UsedAssertion(pk=pk, client_id="many", jti=jti, expires_at=later) for jti in jtis]
+
+
+def test_insert_many_writes_the_rows_bulk_create_would_in_one_statement():
+    from issuer.models import UsedAssertion
+
+    inserting = PreparedInsert(UsedAssertion)
+    made = inserting.insert_many(_assertions("a", "b", "c"))
+    theirs = UsedAssertion.objects.bulk_create(_assertions("d", "e", "f"))
+    rows = {row.jti: row for row in UsedAssertion.objects.filter(client_id="many")}
+    assert [m.pk for m in made] == [rows[j].pk for j in "abc"]
+    assert all(not m._state.adding and m._state.db == "default" for m in made)
+    assert [(r.client_id, r.expires_at) for r in made] == [
+        (rows[j].client_id, rows[j].expires_at) for j in "abc"
+    ]
+    assert all(rows[t.jti].pk == t.pk for t in theirs)
+    with (
+        mock.patch.object(SQLCompiler, "as_sql", side_effect=AssertionError("compiled again")),
+        CaptureQueriesContext(connection) as queries,
+    ):
+        again = inserting.insert_many(_assertions("g", "h", "i"))
+    assert len(queries.captured_queries) == 1
+    assert {r.pk for r in again} == set(
+        UsedAssertion.objects.filter(jti__in="ghi").values_list("pk", flat=True)
+    )
+
+
+def test_insert_many_beyond_its_counts_is_bulk_create_and_refuses_what_insert_does():
+    from django.db.models import F
+
+    from core.prepared import MANY_ROWS
+    from issuer.models import UsedAssertion
+
+    inserting = PreparedInsert(UsedAssertion)
+    many = [f"x{i}" for i in range(MANY_ROWS + 1)]
+    with CaptureQueriesContext(connection) as queries:
+        made = inserting.insert_many(_assertions(*many))
+    assert len(queries.captured_queries) == 1 and all(m.pk for m in made)
+    assert UsedAssertion.objects.filter(jti__in=many).count() == MANY_ROWS + 1
+    assert inserting._many[2] == {}  # nothing compiled for it
+    with pytest.raises(TypeError, match="new UsedAssertion"):
+        inserting.insert_many([*_assertions("y"), made[0]])
+    with pytest.raises(TypeError, match="primary key"):
+        inserting.insert_many([*_assertions("z1"), *_assertions("z2", pk=10_000)])
+    [expression] = _assertions("z3")
+    expression.jti = F("client_id")  # type: ignore[assignment]
+    with pytest.raises(TypeError, match="not expressions"):
+        inserting.insert_many([*_assertions("z4"), expression])
+    assert not UsedAssertion.objects.filter(jti__startswith="z").exists()
+
+
+def _accounts(*balances: str):  # type: ignore[no-untyped-def]
+    from issuer.ledger.models import LedgerAccount
+
+    return [
+        LedgerAccount.objects.create(
+            name=f"a{i}", kind="ISSUER", currency="EUR", balance=Decimal(b), allow_negative=True
+        )
+        for i, b in enumerate(balances)
+    ]
+
+
+def test_a_prepared_change_writes_what_queryset_update_would_with_each_calls_values():
+    from django.db.models import Case, F, When
+
+    from core.prepared import DECIMAL, PreparedChange
+    from issuer.ledger.models import LedgerAccount
+
+    def build(first, second, d1, d2):  # type: ignore[no-untyped-def]
+        balance = Case(
+            When(pk=first, then=F("balance") + d1),
+            When(pk=second, then=F("balance") + d2),
+            output_field=LedgerAccount._meta.get_field("balance"),
+        )
+        return LedgerAccount.objects.filter(pk__in=[first, second]), {"balance": balance}
+
+    moving = PreparedChange(build, first=INTEGER, second=INTEGER, d1=DECIMAL, d2=DECIMAL)
+    ours, other, theirs, untouched = _accounts("0.100", "5.000", "0.100", "1.000")
+    assert moving.change(first=ours.pk, second=other.pk, d1=Decimal("0.2"), d2=Decimal("-7.5"))
+    queryset, assignments = build(theirs.pk, untouched.pk + 10_000, Decimal("0.2"), Decimal(0))
+    queryset.update(**assignments)
+    balances = dict(LedgerAccount.objects.values_list("pk", "balance"))
+    # Exact decimals on every database (SQLite included): 0.1 + 0.2 is 0.3.
+    assert balances[ours.pk] == balances[theirs.pk] == Decimal("0.300")
+    assert (balances[other.pk], balances[untouched.pk]) == (Decimal("-2.500"), Decimal("1.000"))
+    with (
+        mock.patch.object(SQLCompiler, "compile", side_effect=AssertionError("compiled again")),
+        CaptureQueriesContext(connection) as queries,
+    ):
+        assert moving.change(first=ours.pk, second=0, d1=Decimal("1"), d2=Decimal("1")) == 1
+    assert len(queries.captured_queries) == 1
+    assert LedgerAccount.objects.get(pk=ours.pk).balance == Decimal("1.300")
+    with pytest.raises(TypeError, match="d1 must be Decimal"):
+        moving.change(first=ours.pk, second=other.pk, d1=1.5, d2=Decimal(1))
+
+
+def test_a_prepared_change_refuses_frozen_values_and_other_tables():
+    from django.db.models import F
+
+    from core.prepared import DECIMAL, PreparedChange
+    from issuer.ledger.models import LedgerAccount
+
+    [account] = _accounts("1.000")
+    frozen = PreparedChange(
+        lambda pk: (
+            LedgerAccount.objects.filter(pk=pk),
+            {"balance": F("balance") + Decimal(timezone.now().microsecond + 1)},
+        ),
+        pk=INTEGER,
+    )
+    with pytest.raises(ImproperlyConfigured, match="changes between calls"):
+        frozen.change(pk=account.pk)
+    joined = PreparedChange(
+        lambda name, delta: (
+            LedgerAccount.objects.filter(entries__journal__kind=name),
+            {"balance": F("balance") + delta},
+        ),
+        name=TEXT,
+        delta=DECIMAL,
+    )
+    with pytest.raises(ImproperlyConfigured, match="own columns"):
+        joined.change(name="x", delta=Decimal(1))
+    assert LedgerAccount.objects.get(pk=account.pk).balance == Decimal("1.000")
+
+
+# --- prepared on the PostgreSQL server ----------------------------------------------------------
+
+on_postgresql = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="PREPARE/EXECUTE: PostgreSQL's"
+)
+BY_NAME = PreparedRead(lambda name: User.objects.filter(username=name), name=TEXT)
+
+
+def _sent(call):  # type: ignore[no-untyped-def]
+    with CaptureQueriesContext(connection) as queries:
+        found = call()
+    return found, [q["sql"] for q in queries.captured_queries]
+
+
+@on_postgresql
+def test_on_postgresql_a_statement_is_prepared_once_a_connection_and_executed_by_name():
+    User.objects.create(username="ada")
+    BY_NAME.one(name="ada")
+    found, sent = _sent(lambda: BY_NAME.one(name="ada"))
+    assert found is not None and found.username == "ada"
+    [statement] = sent
+    assert statement.startswith("EXECUTE core_prepared_") and "'ada'" in statement
+    assert as_written(statement).startswith('SELECT "auth_user"."id"')
+    assert as_written(statement).endswith("-- arguments ('ada')")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'core_%%'")
+        assert cursor.fetchone()[0] >= 1
+
+
+@on_postgresql
+def test_a_statement_the_server_dropped_is_prepared_again_after_one_failure():
+    """A pooler's DISCARD ALL (or a migration that changed a plan's result type) fails the call
+    that meets it; the connection's statements are then dropped and made again."""
+    from django.db import DatabaseError, transaction
+
+    User.objects.create(username="grace")
+    assert BY_NAME.one(name="grace") is not None
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    with pytest.raises(DatabaseError, match="does not exist"), transaction.atomic():
+        BY_NAME.one(name="grace")
+    found = BY_NAME.one(name="grace")
+    assert found is not None and found.username == "grace"
+
+
+@on_postgresql
+def test_a_statement_the_server_cannot_prepare_is_sent_as_is_and_leaves_the_transaction_whole():
+    from core.prepared import _send, _Statement
+
+    statement = _Statement.of("SELECT %s IS NULL")  # PREPARE: "could not determine data type"
+    with connection.cursor() as cursor:
+        for _ in range(2):
+            _send(connection, cursor, statement, ["x"])
+            assert cursor.fetchone() == (False,)
+    assert User.objects.count() >= 0  # the test's transaction still answers
+
+
+@on_postgresql
+def test_db_prepared_statements_off_sends_the_sql_itself(settings):
+    settings.DB_PREPARED_STATEMENTS = False
+    User.objects.create(username="ken")
+    found, [statement] = _sent(lambda: BY_NAME.one(name="ken"))
+    assert found is not None and statement.startswith('SELECT "auth_user"."id"')
+
+
+@on_postgresql
+def test_a_new_connection_prepares_again():
+    from django.db import connections
+
+    User.objects.create(username="lin")
+    assert BY_NAME.one(name="lin") is not None
+    other = connections.create_connection("default")  # another session, as after a reconnect
+    try:
+        found = BY_NAME.one(name="lin", using="default")
+        assert found is not None
+        with other.cursor() as cursor:
+            from core.prepared import _send
+
+            compiled = BY_NAME._compiled["default"]
+            params = BY_NAME._arguments.fill(other, compiled.params, compiled.slots, {"name": "x"})
+            _send(other, cursor, compiled.statement, params)
+            assert cursor.fetchall() == []
+    finally:
+        other.close()
