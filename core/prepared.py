@@ -175,6 +175,8 @@ class _Arguments:
             value = values[name]
             if not isinstance(value, _TYPES[kind]) or isinstance(value, bool):
                 raise TypeError(f"{name} must be {_TYPES[kind].__name__}, not {type(value)}")
+            if isinstance(value, Decimal) and not value.is_finite():
+                raise TypeError(f"{name} must be a finite Decimal, not {value}")
             prepared = _prepare(connection, kind, value)
             for position in slots[name]:
                 params[position] = prepared
@@ -608,23 +610,26 @@ def _send(connection: Any, cursor: Any, statement: _Statement, params: Sequence[
     """Execute `statement` with `params` through the connection's cursor (execute_wrapper, the
     debug log and statement counts see it).
 
-    On PostgreSQL, unless DB_PREPARED_STATEMENTS is off, the statement is prepared once per
-    connection (PREPARE, sent beneath Django's cursor as psycopg 3 prepares its own, in a
-    savepoint inside a transaction) and executed by name: PostgreSQL parses and plans it once
+    On PostgreSQL, unless DB_PREPARED_STATEMENTS is off or connections are not kept
+    (CONN_MAX_AGE 0: a statement would be prepared for one request), the statement is prepared
+    once per connection (PREPARE, sent beneath Django's cursor as psycopg 3 prepares its own, in
+    a savepoint inside a transaction) and executed by name: PostgreSQL parses and plans it once
     per connection instead of on every call (for the card read with five tables, 0.86 ms of the
-    server's CPU planned and ran it, 0.20 ms runs it prepared). A statement PostgreSQL refuses to
-    prepare is sent as is from then on."""
+    server's CPU planned and ran it, 0.20 ms runs it prepared). A statement PostgreSQL cannot
+    prepare (its SQL or types, SQLSTATE class 42) is sent as is from then on. An INTEGER
+    argument takes its column's type there: one beyond the column's range is an error, as a
+    plain read of it in the ORM would not be (the platform's are keys it read)."""
     if (
         connection.vendor != "postgresql"
         or len(params) != statement.parameters
         or not getattr(settings, "DB_PREPARED_STATEMENTS", True)
+        or connection.settings_dict.get("CONN_MAX_AGE") == 0
+        or statement.name in _UNPREPARABLE
     ):
         cursor.execute(statement.sql, params)
         return
     prepared = _prepared_on(connection)
-    if statement.name not in prepared and not _server_prepare(
-        connection, cursor, statement, prepared
-    ):
+    if statement.name not in prepared and not _server_prepare(connection, statement, prepared):
         cursor.execute(statement.sql, params)
         return
     try:
@@ -636,6 +641,7 @@ def _send(connection: Any, cursor: Any, statement: _Statement, params: Sequence[
         raise
 
 
+# Statements PostgreSQL cannot prepare (class 42: syntax, undetermined types): sent as SQL.
 _UNPREPARABLE: set[str] = set()
 
 
@@ -650,28 +656,31 @@ def _prepared_on(connection: Any) -> set[str]:
     return names
 
 
-def _server_prepare(
-    connection: Any, cursor: Any, statement: _Statement, prepared: set[str]
-) -> bool:
-    if statement.name in _UNPREPARABLE:
-        return False
-    raw = cursor.cursor  # psycopg2's own cursor: a protocol step, not a statement of the app's
+def _server_prepare(connection: Any, statement: _Statement, prepared: set[str]) -> bool:
+    """PREPARE the statement on the connection's session: True when done, False when PostgreSQL
+    cannot prepare it (remembered). Any other failure (a broken connection, a cancelled
+    statement) is raised as Django's error, as the statement itself would have raised it."""
+    connection.validate_no_broken_transaction()  # as Django's cursor does before a statement
     inside = not connection.get_autocommit()
-    if inside:
-        raw.execute("SAVEPOINT core_prepared")
-    try:
-        if "" in prepared:
-            raw.execute("DEALLOCATE ALL")
-            prepared.clear()
-        raw.execute(statement.prepare)
-    except Exception:
+    with connection.wrap_database_errors, connection.connection.cursor() as raw:
+        # psycopg2's own cursor: a protocol step, not a statement of the application's
         if inside:
-            raw.execute("ROLLBACK TO SAVEPOINT core_prepared")
-        _UNPREPARABLE.add(statement.name)
-        logger.warning("statement %s not prepared; sent as is", statement.name, exc_info=True)
-        return False
-    if inside:
-        raw.execute("RELEASE SAVEPOINT core_prepared")
+            raw.execute("SAVEPOINT core_prepared")
+        try:
+            if "" in prepared:
+                raw.execute("DEALLOCATE ALL")
+                prepared.clear()
+            raw.execute(statement.prepare)
+        except Exception as exc:
+            if inside:
+                raw.execute("ROLLBACK TO SAVEPOINT core_prepared")
+            if not str(getattr(exc, "pgcode", "") or "").startswith("42"):
+                raise
+            _UNPREPARABLE.add(statement.name)
+            logger.warning("statement %s not prepared; sent as is", statement.name, exc_info=True)
+            return False
+        if inside:
+            raw.execute("RELEASE SAVEPOINT core_prepared")
     prepared.add(statement.name)
     return True
 

@@ -174,11 +174,11 @@ def _post_checked(
     )
     # Every balance in one statement, rows in pk order (the order every lock takes them in).
     moves = sorted(change.items())
-    if len(moves) <= MANY_ROWS:
+    if moves and len(moves) <= MANY_ROWS:
         arguments: dict[str, Any] = {f"account{i}": pk for i, (pk, _) in enumerate(moves)}
         arguments.update({f"delta{i}": delta for i, (_, delta) in enumerate(moves)})
         _balances_move(len(moves)).change(**arguments)
-    else:
+    elif moves:
         LedgerAccount.objects.filter(pk__in=[pk for pk, _ in moves]).update(
             balance=Case(
                 *(When(pk=pk, then=F("balance") + delta) for pk, delta in moves),

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import Group, Permission, User
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, F, OuterRef, Subquery
 from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -602,3 +602,55 @@ def test_a_new_connection_prepares_again():
             assert cursor.fetchall() == []
     finally:
         other.close()
+
+
+@on_postgresql
+def test_a_prepare_that_fails_for_another_reason_is_djangos_error_and_not_remembered():
+    """A broken transaction (or connection) fails the PREPARE as it would fail the statement: as
+    Django's DatabaseError, and the statement is prepared at its next call."""
+    from django.db import DatabaseError, transaction
+
+    from core.prepared import _UNPREPARABLE
+
+    fresh = PreparedRead(lambda name: Group.objects.filter(name=name), name=TEXT)
+    with transaction.atomic():
+        with pytest.raises(DatabaseError), connection.cursor() as cursor:
+            cursor.execute("SELECT 1/0")
+        with pytest.raises(DatabaseError, match="aborted"):
+            fresh.one(name="x")
+        transaction.set_rollback(True)
+    assert not any(name in _UNPREPARABLE for name in connection._core_prepared[1])
+    assert fresh._compiled["default"].statement.name not in _UNPREPARABLE
+    Group.objects.create(name="x")
+    found, [statement] = _sent(lambda: fresh.one(name="x"))
+    assert found is not None and statement.startswith("EXECUTE core_prepared_")
+
+
+def test_a_decimal_argument_is_finite():
+    from core.prepared import DECIMAL, PreparedChange
+    from issuer.ledger.models import LedgerAccount
+
+    moving = PreparedChange(
+        lambda pk, delta: (LedgerAccount.objects.filter(pk=pk), {"balance": F("balance") + delta}),
+        pk=INTEGER,
+        delta=DECIMAL,
+    )
+    [account] = _accounts("1.000")
+    for bad in ("NaN", "Infinity"):
+        with pytest.raises(TypeError, match="finite"):
+            moving.change(pk=account.pk, delta=Decimal(bad))
+    assert LedgerAccount.objects.get(pk=account.pk).balance == Decimal("1.000")
+
+
+def test_an_empty_checked_journal_is_written_and_moves_no_balance():
+    from django.db import transaction
+
+    from issuer.ledger import services
+    from issuer.ledger.models import Journal, LedgerAccount
+
+    [account] = _accounts("2.000")
+    account.held_total = Decimal(0)  # type: ignore[attr-defined]  # as account_lock_with_held
+    with transaction.atomic():
+        journal = services.post(kind="PURCHASE", lines=[], checked={account.pk: account})
+    assert Journal.objects.filter(pk=journal.pk, entries__isnull=True).exists()
+    assert LedgerAccount.objects.get(pk=account.pk).balance == Decimal("2.000")
