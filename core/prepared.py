@@ -584,7 +584,6 @@ class _Statement:
     name: str
     execute: str  # EXECUTE name(%s, ...) with one placeholder a parameter
     prepare: str  # PREPARE name AS the SQL with $1, $2, ...
-
     parameters: int
 
     @classmethod

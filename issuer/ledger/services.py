@@ -129,20 +129,23 @@ _JOURNAL: PreparedInsert[Journal] = PreparedInsert(Journal)
 _ENTRIES: PreparedInsert[Entry] = PreparedInsert(Entry)
 
 
+def _moved_balances(
+    moves: list[tuple[Any, Any]],
+) -> tuple[QuerySet[LedgerAccount], dict[str, Any]]:
+    """The accounts of `moves` (pk, delta) and the `balance` that moves each by its delta: one
+    UPDATE, as `queryset.update(**assignments)`."""
+    balance = Case(
+        *(When(pk=pk, then=F("balance") + delta) for pk, delta in moves),
+        output_field=LedgerAccount._meta.get_field("balance"),
+    )
+    return LedgerAccount.objects.filter(pk__in=[pk for pk, _ in moves]), {"balance": balance}
+
+
 @functools.cache
 def _balances_move(count: int) -> PreparedChange:
-    """`balance = balance + delta` of `count` accounts in one UPDATE, each its own delta."""
-    field = LedgerAccount._meta.get_field("balance")
-
-    def build(**arguments: Any) -> tuple[QuerySet[LedgerAccount], dict[str, Any]]:
-        pks: list[int] = [arguments[f"account{i}"] for i in range(count)]
-        moves = (When(pk=pks[i], then=F("balance") + arguments[f"delta{i}"]) for i in range(count))
-        return LedgerAccount.objects.filter(pk__in=pks), {
-            "balance": Case(*moves, output_field=field)
-        }
-
+    """`_moved_balances` of `count` accounts, prepared: each account and delta an argument."""
     return PreparedChange(
-        build,
+        lambda **a: _moved_balances([(a[f"account{i}"], a[f"delta{i}"]) for i in range(count)]),
         **{f"account{i}": INTEGER for i in range(count)},
         **{f"delta{i}": DECIMAL for i in range(count)},
     )
@@ -179,12 +182,8 @@ def _post_checked(
         arguments.update({f"delta{i}": delta for i, (_, delta) in enumerate(moves)})
         _balances_move(len(moves)).change(**arguments)
     elif moves:
-        LedgerAccount.objects.filter(pk__in=[pk for pk, _ in moves]).update(
-            balance=Case(
-                *(When(pk=pk, then=F("balance") + delta) for pk, delta in moves),
-                output_field=LedgerAccount._meta.get_field("balance"),
-            )
-        )
+        queryset, assignments = _moved_balances(moves)
+        queryset.update(**assignments)
     for pk in guarded:
         checked[pk].balance += change[pk]
     return journal

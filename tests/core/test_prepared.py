@@ -654,3 +654,22 @@ def test_an_empty_checked_journal_is_written_and_moves_no_balance():
         journal = services.post(kind="PURCHASE", lines=[], checked={account.pk: account})
     assert Journal.objects.filter(pk=journal.pk, entries__isnull=True).exists()
     assert LedgerAccount.objects.get(pk=account.pk).balance == Decimal("2.000")
+
+
+def test_a_checked_journal_longer_than_the_prepared_counts_moves_every_balance():
+    from django.db import transaction
+
+    from core.prepared import MANY_ROWS
+    from issuer.ledger import services
+    from issuer.ledger.models import LedgerAccount
+
+    accounts = _accounts(*["1.000"] * (MANY_ROWS + 2))
+    deltas = [Decimal("0.1")] * (len(accounts) - 1)
+    lines = [*zip(accounts, deltas, strict=False), (accounts[-1], -sum(deltas))]
+    accounts[0].held_total = Decimal(0)  # type: ignore[attr-defined]
+    with transaction.atomic():
+        services.post(kind="TRANSFER", lines=lines, checked={accounts[0].pk: accounts[0]})
+    balances = dict(LedgerAccount.objects.values_list("pk", "balance"))
+    assert [balances[a.pk] for a in accounts] == [Decimal("1.100")] * (len(accounts) - 1) + [
+        Decimal("1.000") - sum(deltas)
+    ]
