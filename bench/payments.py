@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/payments.py --duration 20 --concurrency 16 --workers 4
     .venv/bin/python bench/payments.py --profile 300      # where the time goes, in-process
+    .venv/bin/python bench/payments.py --profile 2000 --onus 100   # the same for on-us DBs
 
 Load mode: creates (or reuses) the database named by --database-url, migrates it, seeds one
 participator and one merchant through merchants.services, starts gunicorn as a subprocess on a
@@ -14,7 +15,11 @@ and stops gunicorn at the end, also on Ctrl-C or SIGTERM.
 
 Profile mode (--profile [N]): the same database and merchant, N DB payments through Django's test
 Client in this process under cProfile (top 25 by cumulative time), plus the SQL statements each
-payment type issues (captured with a debug cursor) and a few micro-timings.
+payment type issues (captured with a debug cursor) and a few micro-timings. Each stage is given
+twice: its wall time under the profiler (waits on PostgreSQL included), and its share of this
+process's CPU (a second pass timed by `time.process_time`) applied to the CPU one payment takes
+without the profiler. With --onus PERCENT, that share of the profiled DBs is paid with the
+platform's own issuer cards.
 
 See bench/README.md for the measured results on the reference machine.
 """
@@ -643,8 +648,9 @@ def report(
 
 # Functions whose inclusive time answers "where does the time go": label -> (file suffix, name)
 # alternatives (the first that ran counts; names follow the code as it is refactored).
+WHOLE_REQUEST = "whole request (test Client -> response)"
 BREAKDOWN: dict[str, tuple[tuple[str, str], ...]] = {
-    "whole request (test Client -> response)": (("django/test/client.py", "request"),),
+    WHOLE_REQUEST: (("django/test/client.py", "request"),),
     "  middleware + DRF dispatch": (("rest_framework/views.py", "dispatch"),),
     "    DRF initial (parse body, authenticate)": (("rest_framework/views.py", "initial"),),
     "      form body parse + nesting (core.parsers)": (("core/parsers.py", "parse"),),
@@ -680,6 +686,13 @@ BREAKDOWN: dict[str, tuple[tuple[str, str], ...]] = {
         ("payments/services.py", "finish_payment"),
     ),
     "          render.payment_body": (("payments/render.py", "payment_body"),),
+    "          connector routing (is the card on-us?)": (
+        ("payments/connectors/routing.py", "connector_for"),
+    ),
+    "            on-us: the issuer's Purchase": (("issuer/cards/onus.py", "authorize"),),
+    "              its card by number": (("issuer/cards/selectors.py", "card_by_number"),),
+    "              its ledger posting": (("issuer/ledger/services.py", "post"),),
+    "              its CardTransaction row": (("issuer/cards/money/movement.py", "record"),),
     "    JSONRenderer.render": (("rest_framework/renderers.py", "render"),),
     "ORM: SQLCompiler.as_sql (building SQL text)": (
         ("django/db/models/sql/compiler.py", "as_sql"),
@@ -706,6 +719,17 @@ def breakdown(stats: Any, count: int) -> dict[str, float]:
     return {label: found[label] for label in BREAKDOWN if label in found}
 
 
+def cpu_split(stats: Any, count: int, cpu_ms: float) -> dict[str, float]:
+    """CPU ms per payment for each BREAKDOWN entry: its share of the whole request in a profile
+    timed by the process's CPU, applied to `cpu_ms`, the CPU one payment takes without the
+    profiler (which inflates Python code, not C)."""
+    found = breakdown(stats, count)
+    whole = found.get(WHOLE_REQUEST)
+    if not whole:
+        return {}
+    return {label: ms * cpu_ms / whole for label, ms in found.items()}
+
+
 def run_profile(count: int, creds: dict[str, Any], out_path: Path | None = None) -> None:
     import cProfile
     import io
@@ -716,6 +740,7 @@ def run_profile(count: int, creds: dict[str, Any], out_path: Path | None = None)
     from django.test.utils import CaptureQueriesContext
 
     from core import cards
+    from core.prepared import as_written
     from payments.models import Payment
     from payments.render import payment_body
 
@@ -729,10 +754,16 @@ def run_profile(count: int, creds: dict[str, Any], out_path: Path | None = None)
         "currency": "EUR",
     }
 
+    # --onus PERCENT: that share of the DBs on the issuer's own cards, as the load run draws them.
+    onus_cards_ = creds.get("onus_cards", []) if creds.get("onus_percent") else []
+    onus_share, rng = float(creds.get("onus_percent", 0)) / 100, random.Random(0)
+
     def pay(kind: str, original: str | None = None) -> str:
         fields = {**base, "paymentType": kind, "merchantTransactionId": uuid.uuid4().hex}
         path = "/pay/v3/payments"
-        if original is None:
+        if original is None and kind == "DB" and onus_cards_ and rng.random() < onus_share:
+            fields.update(rng.choice(onus_cards_))
+        elif original is None:
             fields.update(CARD)
         else:
             path = f"/pay/v3/payments/{original}"
@@ -781,15 +812,19 @@ def run_profile(count: int, creds: dict[str, Any], out_path: Path | None = None)
             f"execute() of {wall:.2f} ms wall"
         )
         if kind in ("DB", "CP"):
-            for sql, ms in timings:
-                print(f"      {ms:6.3f} ms  {sql[:110]}")
+            for sql, ms in timings:  # a prepared statement's EXECUTE shown as its SQL
+                print(f"      {ms:6.3f} ms  {as_written(sql)[:110]}")
     reset_queries()
 
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     for _ in range(count):
         pay("DB")
     plain_ms = (time.perf_counter() - started) * 1000 / count
-    print(f"\n{count} DB payments in-process without profiler: {plain_ms:.2f} ms each")
+    cpu_ms = (time.process_time() - cpu_started) * 1000 / count
+    print(
+        f"\n{count} DB payments in-process without profiler: {plain_ms:.2f} ms each, "
+        f"{cpu_ms:.2f} ms of this process's CPU"
+    )
 
     profiler = cProfile.Profile()
     started = time.perf_counter()
@@ -800,9 +835,24 @@ def run_profile(count: int, creds: dict[str, Any], out_path: Path | None = None)
     profiled_ms = (time.perf_counter() - started) * 1000 / count
     print(f"{count} DB payments under cProfile: {profiled_ms:.2f} ms each\n")
     stats = pstats.Stats(profiler)
-    print(f"where one DB payment's {profiled_ms:.2f} ms go (inclusive, under cProfile):")
+    # The same payments again, timed by this process's CPU: PostgreSQL's side of a statement is
+    # not in it, and each stage's share of it is applied to the CPU measured without profiler.
+    cpu_profiler = cProfile.Profile(time.process_time)
+    cpu_profiler.enable()
+    for _ in range(count):
+        pay("DB")
+    cpu_profiler.disable()
+    cpu_stats = pstats.Stats(cpu_profiler)
+    cpu_of = cpu_split(cpu_stats, count, cpu_ms)
+    print(
+        f"where one DB payment's time goes (inclusive): wall ms under cProfile, of "
+        f"{profiled_ms:.2f}; CPU ms, its share of this process's CPU applied to the "
+        f"{cpu_ms:.2f} ms without profiler"
+    )
+    print(f"  {'':58s} {'wall':>7s} {'CPU':>7s}")
     for label, ms in breakdown(stats, count).items():
-        print(f"  {label:58s} {ms:6.2f} ms")
+        cpu = f"{cpu_of[label]:7.2f}" if label in cpu_of else " " * 7
+        print(f"  {label:58s} {ms:7.2f} {cpu}")
     print()
     if out_path is not None:
         stats.dump_stats(out_path)
