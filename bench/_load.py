@@ -84,6 +84,11 @@ def interrupted() -> None:
     print("\ninterrupted: stopping clients and gunicorn", file=sys.stderr)
 
 
+class SetupError(RuntimeError):
+    """What a benchmark cannot start with (its database made with other keys): `run_main`
+    prints it in one line and exits with status 2, nothing measured."""
+
+
 def run_main(
     *,
     prepare: Callable[[], Any],
@@ -91,8 +96,8 @@ def run_main(
     load: Callable[[Any], dict[str, Any]],
 ) -> int:
     """A benchmark's main: SIGTERM stops it like Ctrl-C; `prepare` (database, Django, seed) then
-    the profile (when asked) or the load run. Exit status 0, 1 when the run had errors, 130 when
-    interrupted."""
+    the profile (when asked) or the load run. Exit status 0, 1 when the run had errors, 2 when it
+    could not start (SetupError), 130 when interrupted."""
 
     def on_sigterm(signum: int, frame: Any) -> None:  # noqa: ARG001 - signal handler signature
         raise KeyboardInterrupt
@@ -109,4 +114,7 @@ def run_main(
         outcome = load(seed)
     except KeyboardInterrupt:
         return 130
+    except SetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0 if outcome["errors"] == 0 else 1

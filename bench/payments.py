@@ -53,6 +53,7 @@ from bench._load import (  # noqa: E402 - after the sys.path fix above
     MAX_ERROR_SAMPLES,
     REQUEST_TIMEOUT_S,
     KeepAliveClient,
+    SetupError,
     interrupted,
     run_main,
     stop_all,
@@ -207,9 +208,19 @@ def onus_cards() -> list[dict[str, str]]:
             request = money.Request(client_id="bench", requestor_reference=f"load-{reference}",
                                     digest="bench")  # fmt: skip
             money.load(request=request, card=card, amount=Decimal("10000000.00"), currency="EUR")
+        try:
+            number = services.card_number(card=card)
+        except Exception as exc:  # noqa: BLE001 - an unknown key id (KeyError), another key
+            # A database made with other bench keys (bench/results/ made anew, another clone):
+            # its cards' numbers, fingerprints and codes are not this run's.
+            raise SetupError(
+                f"the on-us cards of this database were made with other keys than "
+                f"{RESULTS_DIR / 'bench-keys.json'} (was bench/results/ made anew?): run again "
+                "with --fresh, which drops and recreates the bench database"
+            ) from exc
         fields.append(
             {
-                "card.number": services.card_number(card=card),
+                "card.number": number,
                 "card.holder": "Bench Shopper",
                 "card.expiryMonth": f"{card.expiry_month:02d}",
                 "card.expiryYear": str(card.expiry_year),
@@ -680,19 +691,19 @@ BREAKDOWN: dict[str, tuple[tuple[str, str], ...]] = {
     "        cards.encrypt_pan (AES-GCM)": (("core/cards.py", "encrypt_pan"),),
     "        risk.assess": (("payments/risk.py", "assess"),),
     "        simulator authorize": (("connectors/simulator.py", "authorize"),),
+    "        connector routing (is the card on-us?)": (
+        ("payments/connectors/routing.py", "connector_for"),
+    ),
     "        finalize (lock, render, UPDATE)": (
         ("payments/services/engine.py", "finalize"),
         ("payments/services/engine.py", "finish"),
         ("payments/services.py", "finish_payment"),
     ),
     "          render.payment_body": (("payments/render.py", "payment_body"),),
-    "          connector routing (is the card on-us?)": (
-        ("payments/connectors/routing.py", "connector_for"),
-    ),
-    "            on-us: the issuer's Purchase": (("issuer/cards/onus.py", "authorize"),),
-    "              its card by number": (("issuer/cards/selectors.py", "card_by_number"),),
-    "              its ledger posting": (("issuer/ledger/services.py", "post"),),
-    "              its CardTransaction row": (("issuer/cards/money/movement.py", "record"),),
+    "          on-us: the issuer's Purchase": (("issuer/cards/onus.py", "authorize"),),
+    "            its card by number": (("issuer/cards/selectors.py", "card_by_number"),),
+    "            its ledger posting": (("issuer/ledger/services.py", "post"),),
+    "            its CardTransaction row": (("issuer/cards/money/movement.py", "record"),),
     "    JSONRenderer.render": (("rest_framework/renderers.py", "render"),),
     "ORM: SQLCompiler.as_sql (building SQL text)": (
         ("django/db/models/sql/compiler.py", "as_sql"),
