@@ -179,12 +179,20 @@ def migrate_and_seed() -> dict[str, Any]:
 ONUS_PRODUCT, ONUS_BIN, ONUS_CARDS = "BENCH-ONUS-EUR", "45980000", 64
 
 
+_OTHER_KEYS = (
+    f"the on-us cards of this database were made with other keys than "
+    f"{RESULTS_DIR / 'bench-keys.json'} (was bench/results/ made anew?): run again with --fresh, "
+    "which drops and recreates the bench database"
+)
+
+
 def onus_cards() -> list[dict[str, str]]:
     """The card fields of ONUS_CARDS ACTIVE prepaid cards of the platform's own issuer (made
     once, each loaded with ten million EUR, no 3-D Secure channel): payments on them go to the
     on-us connector (docs/closed-loop.md)."""
     from decimal import Decimal
 
+    from core import cards as core_cards
     from issuer.cards import money, services
     from issuer.cards.models import Card, CardProduct, KycStatus
 
@@ -208,16 +216,15 @@ def onus_cards() -> list[dict[str, str]]:
             request = money.Request(client_id="bench", requestor_reference=f"load-{reference}",
                                     digest="bench")  # fmt: skip
             money.load(request=request, card=card, amount=Decimal("10000000.00"), currency="EUR")
+        # A database made with other bench keys (bench/results/ made anew, another clone): its
+        # cards' numbers cannot be read (an unknown vault key id, another key), or their
+        # fingerprints are another key's, and the payments would not go on-us.
         try:
             number = services.card_number(card=card)
-        except Exception as exc:  # noqa: BLE001 - an unknown key id (KeyError), another key
-            # A database made with other bench keys (bench/results/ made anew, another clone):
-            # its cards' numbers, fingerprints and codes are not this run's.
-            raise SetupError(
-                f"the on-us cards of this database were made with other keys than "
-                f"{RESULTS_DIR / 'bench-keys.json'} (was bench/results/ made anew?): run again "
-                "with --fresh, which drops and recreates the bench database"
-            ) from exc
+        except Exception as exc:  # noqa: BLE001 - KeyError, InvalidTag: the vault's own errors
+            raise SetupError(_OTHER_KEYS) from exc
+        if core_cards.fingerprint(number) != card.pan_fingerprint:
+            raise SetupError(_OTHER_KEYS)
         fields.append(
             {
                 "card.number": number,

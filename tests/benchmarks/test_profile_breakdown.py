@@ -65,6 +65,7 @@ def test_a_setup_error_is_one_line_and_status_2(capsys):
 
 @pytest.mark.django_db
 def test_on_us_cards_whose_numbers_this_run_cannot_read_ask_for_fresh(monkeypatch):
+    from core import cards as core_cards
     from issuer.cards import services
 
     monkeypatch.setattr(payments, "ONUS_CARDS", 1)
@@ -75,6 +76,12 @@ def test_on_us_cards_whose_numbers_this_run_cannot_read_ask_for_fresh(monkeypatc
     def other_keys(*, card: Any) -> str:
         raise KeyError("bench20260101000000")  # the vault has no such key id
 
-    monkeypatch.setattr(services, "card_number", other_keys)
+    with monkeypatch.context() as patched:
+        patched.setattr(services, "card_number", other_keys)
+        with pytest.raises(_load.SetupError, match="--fresh"):
+            payments.onus_cards()
+
+    # Read, but fingerprinted under another key: its payments would not go on-us.
+    monkeypatch.setattr(core_cards, "fingerprint", lambda number: "another key's fingerprint")
     with pytest.raises(_load.SetupError, match="--fresh"):
         payments.onus_cards()
