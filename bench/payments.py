@@ -192,6 +192,8 @@ def onus_cards() -> list[dict[str, str]]:
     on-us connector (docs/closed-loop.md)."""
     from decimal import Decimal
 
+    from cryptography.exceptions import InvalidTag
+
     from core import cards as core_cards
     from issuer.cards import money, services
     from issuer.cards.models import Card, CardProduct, KycStatus
@@ -221,7 +223,7 @@ def onus_cards() -> list[dict[str, str]]:
         # fingerprints are another key's, and the payments would not go on-us.
         try:
             number = services.card_number(card=card)
-        except Exception as exc:  # noqa: BLE001 - KeyError, InvalidTag: the vault's own errors
+        except (KeyError, InvalidTag) as exc:  # an unknown vault key id, another key
             raise SetupError(_OTHER_KEYS) from exc
         if core_cards.fingerprint(number) != card.pan_fingerprint:
             raise SetupError(_OTHER_KEYS)
@@ -669,7 +671,9 @@ def report(
 WHOLE_REQUEST = "whole request (test Client -> response)"
 BREAKDOWN: dict[str, tuple[tuple[str, str], ...]] = {
     WHOLE_REQUEST: (("django/test/client.py", "request"),),
-    "  middleware + DRF dispatch": (("rest_framework/views.py", "dispatch"),),
+    "  DRF dispatch (the view; the middleware is around it)": (
+        ("rest_framework/views.py", "dispatch"),
+    ),
     "    DRF initial (parse body, authenticate)": (("rest_framework/views.py", "initial"),),
     "      form body parse + nesting (core.parsers)": (("core/parsers.py", "parse"),),
     "      entity token auth (core.auth)": (
@@ -691,27 +695,29 @@ BREAKDOWN: dict[str, tuple[tuple[str, str], ...]] = {
         ("payments/services/engine.py", "submit"),
         ("payments/services.py", "payment_submit"),
     ),
-    "        claim (INSERT, in its transaction)": (
+    "        card source: cards.encrypt_pan (AES-GCM)": (("core/cards.py", "encrypt_pan"),),
+    "        claim (the Payment built and INSERTed)": (
         ("payments/services/engine.py", "claim"),
         ("payments/services.py", "_new_payment"),
     ),
-    "        cards.encrypt_pan (AES-GCM)": (("core/cards.py", "encrypt_pan"),),
     "        risk.assess": (("payments/risk.py", "assess"),),
-    "        simulator authorize": (("connectors/simulator.py", "authorize"),),
     "        connector routing (is the card on-us?)": (
         ("payments/connectors/routing.py", "connector_for"),
     ),
+    "        simulator authorize": (("connectors/simulator.py", "authorize"),),
     "        finalize (lock, render, UPDATE)": (
         ("payments/services/engine.py", "finalize"),
         ("payments/services/engine.py", "finish"),
         ("payments/services.py", "finish_payment"),
     ),
-    "          render.payment_body": (("payments/render.py", "payment_body"),),
     "          on-us: the issuer's Purchase": (("issuer/cards/onus.py", "authorize"),),
     "            its card by number": (("issuer/cards/selectors.py", "card_by_number"),),
     "            its ledger posting": (("issuer/ledger/services.py", "post"),),
     "            its CardTransaction row": (("issuer/cards/money/movement.py", "record"),),
-    "    JSONRenderer.render": (("rest_framework/renderers.py", "render"),),
+    "          render.payment_body": (("payments/render.py", "payment_body"),),
+    "  JSONRenderer.render (the answer's JSON, after the view)": (
+        ("rest_framework/renderers.py", "render"),
+    ),
     "ORM: SQLCompiler.as_sql (building SQL text)": (
         ("django/db/models/sql/compiler.py", "as_sql"),
     ),
