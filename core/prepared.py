@@ -131,6 +131,18 @@ class _Arguments:
             for index, (name, kind) in enumerate(self.kinds.items())
         }
 
+    def compile(
+        self, connection: Any, write: Callable[[int], tuple[str, tuple[Any, ...], T]]
+    ) -> tuple[str, tuple[Any, ...], dict[str, tuple[int, ...]], T]:
+        """The statement `write(which)` writes with the first sentinels, then the second: its
+        SQL, the first's parameters, where each argument sits among them and what the first
+        `write` kept beside them; refused when the SQL depends on the arguments."""
+        sql, params, kept = write(0)
+        second_sql, second_params, _ = write(1)
+        if sql != second_sql:
+            raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
+        return sql, params, self.slots(connection, params, second_params), kept
+
     def slots(
         self, connection: Any, first: tuple[Any, ...], second: tuple[Any, ...]
     ) -> dict[str, tuple[int, ...]]:
@@ -233,11 +245,9 @@ class PreparedRead(Generic[M]):
 
     def _compile(self, using: str) -> _Compiled:
         connection = connections[using]
-        (sql, params), compiler = self._as_sql(using, 0)
-        (second_sql, second_params), _ = self._as_sql(using, 1)
-        if sql != second_sql:
-            raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
-        slots = self._arguments.slots(connection, params, second_params)
+        sql, params, slots, compiler = self._arguments.compile(
+            connection, lambda which: self._as_sql(using, which)
+        )
         select, klass_info = compiler.select, compiler.klass_info
         fields = klass_info["select_fields"]
         start, end = fields[0], fields[-1] + 1
@@ -259,7 +269,7 @@ class PreparedRead(Generic[M]):
             ),
         )
 
-    def _as_sql(self, using: str, which: int) -> tuple[tuple[str, tuple[Any, ...]], Any]:
+    def _as_sql(self, using: str, which: int) -> tuple[str, tuple[Any, ...], Any]:
         # order_by() and the slice: one row by a unique key, no ORDER BY to build.
         queryset: Any = self._build(**self._arguments.sentinels(which)).order_by()[:1]
         if queryset._iterable_class is not ModelIterable:
@@ -268,7 +278,7 @@ class PreparedRead(Generic[M]):
             raise ImproperlyConfigured("a prepared read takes no related managers or prefetches")
         compiler = queryset.query.get_compiler(using=using)
         sql, params = compiler.as_sql()
-        return (sql, tuple(params)), compiler
+        return sql, tuple(params), compiler
 
 
 @dataclass(frozen=True)
@@ -480,10 +490,9 @@ class PreparedUpdate(Generic[M]):
 
     def _compile(self, using: str) -> _Update:
         connection = connections[using]
-        where, params = self._where(using, 0)
-        second_where, second_params = self._where(using, 1)
-        if where != second_where:
-            raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
+        where, params, slots, _ = self._arguments.compile(
+            connection, lambda which: (*self._where(using, which), None)
+        )
         quote = connection.ops.quote_name
         assignments = ", ".join(f"{quote(str(field.column))} = %s" for field in self._fields)
         table = quote(self._model._meta.db_table)
@@ -492,7 +501,7 @@ class PreparedUpdate(Generic[M]):
             sql=f"UPDATE {table} SET {assignments} WHERE {where}",  # noqa: S608
             fields=self._fields,
             where_params=params,
-            slots=self._arguments.slots(connection, params, second_params),
+            slots=slots,
         )
 
     def _where(self, using: str, which: int) -> tuple[str, tuple[Any, ...]]:
@@ -529,11 +538,9 @@ class PreparedChange:
             return int(cursor.rowcount)
 
     def _compile(self, using: str) -> _Change:
-        sql, params = self._as_sql(using, 0)
-        second_sql, second_params = self._as_sql(using, 1)
-        if sql != second_sql:
-            raise ImproperlyConfigured("the prepared queryset's SQL depends on its arguments")
-        slots = self._arguments.slots(connections[using], params, second_params)
+        sql, params, slots, _ = self._arguments.compile(
+            connections[using], lambda which: (*self._as_sql(using, which), None)
+        )
         return _Change(sql=sql, params=params, slots=slots)
 
     def _as_sql(self, using: str, which: int) -> tuple[str, tuple[Any, ...]]:
