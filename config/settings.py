@@ -320,7 +320,13 @@ NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=60)
 NOTIFICATION_SWEEP_SECONDS = env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0)
 # merchant.notificationUrl: plain http:// and private or loopback hosts only when allowed (local
 # testing); by default allowed in DEBUG.
+# It governs every outbound call to an address someone else chose (notifications, webhooks, a
+# requestor's jwks_uri: core/outbound.py): without it, https only, and the host must resolve to a
+# public address at call time.
 NOTIFICATION_ALLOW_INSECURE_URLS = env.bool("NOTIFICATION_ALLOW_INSECURE_URLS", default=DEBUG)
+# The certificate authorities outbound https calls trust: a PEM file or folder (a bank's own CA
+# for its partners' hosts); empty: certifi's bundle, as requests has it.
+OUTBOUND_CA_BUNDLE = env.str("OUTBOUND_CA_BUNDLE", default="")
 # Exchange rates quote every currency against this one (units of it for one unit of the other).
 EXCHANGE_BASE_CURRENCY = env.str("EXCHANGE_BASE_CURRENCY", default="EUR")
 # Settlement: the business day's time zone and its cut-off (hh:mm; 00:00 is midnight after the

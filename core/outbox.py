@@ -20,26 +20,28 @@ Headers: `Authorization: Bearer <the entity's access token>` (resolved at delive
 app that owns the credentials, `register_credentials`), `X-Event-Id`, `X-Event-Sequence`.
 """
 
-import json
 import logging
+import re
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
+import requests
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
-from . import metrics
+from . import metrics, outbound
 from .lock_objects import outbox_due_lock, outbox_message_lock
 from .models import DeliveryAttempt, OutboxMessage, OutboxStatus
 
 logger = logging.getLogger("core.outbox")
+# The operating system's reason inside requests' message ("[Errno 111] Connection refused").
+_ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")]+)")
 
 
 class Dispatcher(Protocol):
@@ -49,7 +51,6 @@ class Dispatcher(Protocol):
 
 _credentials: Callable[[str], str] | None = None
 _dispatcher: Dispatcher | None = None
-_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def register_credentials(resolver: Callable[[str], str]) -> None:
@@ -171,33 +172,53 @@ def deliver_when_due(event_id: str, *, after_attempts: int, now: datetime | None
 
 
 def _post(message: OutboxMessage) -> tuple[int | None, int, str, str]:
-    """(HTTP status or None, latency in ms, the answer's first characters, the error)."""
+    """(HTTP status or None, latency in ms, the answer's first characters, the error). Through
+    core.outbound: no redirect followed (a 3xx is a failed attempt), the URL and the address it
+    resolves to checked at this moment (a refused one is a failed attempt with no request)."""
     assert _credentials is not None, "no credentials resolver registered"
     started = time.monotonic()
-    if not message.url.startswith(("https://", "http://")):
-        return None, 0, "", "not an http(s) URL"
-    request = urllib.request.Request(  # noqa: S310 - http(s) only, checked above
-        message.url,
-        data=json.dumps(message.body).encode(),
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "Authorization": f"Bearer {_credentials(message.credential)}",
-            "X-Event-Id": message.event_id,
-            "X-Event-Sequence": str(message.sequence),
-            "User-Agent": "cardplatform-notifications/1",
-        },
-    )
     try:
-        with _opener.open(request, timeout=settings.NOTIFICATION_TIMEOUT_SECONDS) as answer:
-            text = answer.read(200).decode("utf-8", "replace")
-            return answer.status, _ms(started), text, ""
-    except urllib.error.HTTPError as exc:
-        text = exc.read(200).decode("utf-8", "replace") if exc.fp else ""
-        return exc.code, _ms(started), text, ""
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return None, _ms(started), "", str(reason)[:200]
+        answer = outbound.call(
+            "POST",
+            message.url,
+            json=message.body,
+            headers={
+                "Authorization": f"Bearer {_credentials(message.credential)}",
+                "X-Event-Id": message.event_id,
+                "X-Event-Sequence": str(message.sequence),
+                "User-Agent": "cardplatform-notifications/1",
+            },
+            timeout=settings.NOTIFICATION_TIMEOUT_SECONDS,
+            max_bytes=200,
+        )
+    except outbound.Refused as exc:
+        logger.warning("notification %s not sent: %s", message.event_id, exc)
+        return None, _ms(started), "", f"refused: {exc}"[:200]
+    except (requests.RequestException, OSError, ValueError) as exc:
+        return None, _ms(started), "", _reason(exc)[:200]
+    text = answer.body[:200].decode("utf-8", "replace")
+    if answer.redirected:
+        where = urlsplit(answer.location).netloc or answer.location or "nowhere"
+        logger.warning(
+            "notification %s: HTTP %s redirect to %s not followed",
+            message.event_id,
+            answer.status,
+            where[:100],
+        )
+        return answer.status, _ms(started), text, f"redirect to {where} not followed"[:200]
+    return answer.status, _ms(started), text, ""
+
+
+def _reason(exc: Exception) -> str:
+    """What went wrong, without the URL (requests' messages repeat it, query string and all)."""
+    if isinstance(exc, requests.Timeout):
+        return "timed out"
+    if isinstance(exc, requests.exceptions.SSLError):
+        return "TLS handshake failed (certificate not trusted or not for this host)"
+    if isinstance(exc, requests.ConnectionError):
+        cause = _ERRNO.search(str(exc))
+        return f"connection failed: {cause.group(1)}" if cause else "connection failed"
+    return exc.__class__.__name__
 
 
 def _ms(started: float) -> int:

@@ -22,8 +22,9 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse_lazy
 from django.utils import timezone
 
-from core.fields.web import LocalUrl, insecure_url_problem
+from core.fields.web import LocalUrl
 from core.models import OutboxMessage
+from core.outbound import url_problem as outbound_url_problem
 from core.outbox import redeliver
 from core.portal import page_methods, portal_view
 from core.schema.pages import documented, html, portal_page
@@ -158,9 +159,7 @@ def url_problem(url: str) -> str:
         LocalUrl().parse(url)
     except ValueError:
         return "must be an absolute https URL"
-    if settings.NOTIFICATION_ALLOW_INSECURE_URLS:
-        return ""
-    return insecure_url_problem(url)
+    return outbound_url_problem(url)
 
 
 def deliveries_of(merchant: Merchant) -> Any:

@@ -229,22 +229,3 @@ class LocalUrl(Url):
 
     def invalid(self) -> list[str]:
         return [*super().invalid(), "http://localhost:99999/x", "http://localhostx/"]
-
-
-def insecure_url_problem(url: str) -> str:
-    """Why `url` may not receive the platform's outbound calls in production, or "": it must be
-    https, and its host not loopback, private, link-local or reserved (IP literals and
-    localhost names; names are not resolved here)."""
-    parts = _split(url)
-    if parts is None or parts.scheme.lower() != "https":
-        return "must be an https URL"
-    host = (parts.hostname or "").lower()
-    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
-        return "must name a public host (not localhost or a local name)"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return ""
-    if not address.is_global:
-        return "must name a public host (not a loopback, private or reserved address)"
-    return ""

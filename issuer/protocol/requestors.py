@@ -27,6 +27,7 @@ from jwcrypto import jwk
 from jwcrypto.common import JWException, base64url_decode
 from oauth2_provider.models import Application
 
+from core import outbound
 from core.errors import Unavailable
 from core.prepared import TEXT, PreparedRead
 
@@ -183,30 +184,37 @@ def jwks_validate(jwks: Any) -> dict[str, jwk.JWK]:
 
 
 def jwks_uri_validate(uri: str) -> str:
-    """HTTPS, or plain HTTP on the loopback interface (local development and tests)."""
+    """HTTPS to a public host (core.outbound.url_problem: no user name, a host every parser
+    reads alike), or plain HTTP on the loopback interface where NOTIFICATION_ALLOW_INSECURE_URLS
+    allows it (local development and tests)."""
+    problem = outbound.url_problem(uri)
     parts = urlsplit(uri)
-    if parts.scheme == "https" and parts.hostname:
-        return uri
-    if parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS:
-        return uri
-    raise ValidationError("jwks_uri must be an https URL", code="jwks_uri")
+    if not problem and parts.scheme == "http" and parts.hostname not in LOOPBACK_HOSTS:
+        problem = "must be an https URL"
+    if problem:
+        message = "jwks_uri must be an https URL" if "https" in problem else f"jwks_uri {problem}"
+        raise ValidationError(message, code="jwks_uri")
+    return uri
 
 
 def jwks_fetch(uri: str) -> dict[str, Any]:
-    """GET a requestor's JWK set (no redirects, bounded size and time) and validate it."""
+    """GET a requestor's JWK set (core.outbound: no redirects, the host resolved to a public
+    address at this moment, bounded size and time) and validate it."""
     try:
-        with requests.get(
+        answer = outbound.call(
+            "GET",
             uri,
             timeout=JWKS_FETCH_TIMEOUT_SECONDS,
-            allow_redirects=False,
-            stream=True,
             headers={"Accept": "application/jwk-set+json, application/json"},
-        ) as response:
-            if response.status_code != 200:
-                raise JwksUnavailable(f"{uri} answered HTTP {response.status_code}")
-            body = response.raw.read(JWKS_MAX_BYTES + 1, decode_content=True)
-    except requests.RequestException as exc:
+            max_bytes=JWKS_MAX_BYTES,
+        )
+    except outbound.Refused as exc:
+        raise JwksUnavailable(f"{uri}: {exc}") from exc
+    except (requests.RequestException, OSError) as exc:
         raise JwksUnavailable(f"{uri}: {exc.__class__.__name__}") from exc
+    if answer.status != 200:
+        raise JwksUnavailable(f"{uri} answered HTTP {answer.status}")
+    body = answer.body
     if len(body) > JWKS_MAX_BYTES:
         raise JwksUnavailable(f"{uri}: the JWK set exceeds {JWKS_MAX_BYTES} bytes")
     try:

@@ -8,11 +8,10 @@ same rows.
 
 from collections.abc import Iterable
 
-from django.conf import settings
 from stdnum import bic, iban
 
 from core.fields import AN, LETTER, UN, Choice, Country, Currency, Date, Hex, LocalUrl, N, Timestamp
-from core.fields.web import insecure_url_problem
+from core.outbound import url_problem
 from core.status import OperatingStatus
 from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, given, only_with, requires
 from core.tables.common import COMMON, COMMON_INQUIRY, ENTITY_ID
@@ -152,11 +151,12 @@ AGGREGATOR_RULES = [
 
 
 def notification_url_rule(flat: dict[str, object]) -> Iterable[tuple[str, str]]:
-    """HTTPS to a public host, unless NOTIFICATION_ALLOW_INSECURE_URLS (local testing)."""
+    """HTTPS to a public host, unless NOTIFICATION_ALLOW_INSECURE_URLS (local testing); never
+    with a user name or password (core.outbound.url_problem)."""
     url = flat.get("merchant.notificationUrl")
-    if not url or settings.NOTIFICATION_ALLOW_INSECURE_URLS:
+    if not url:
         return
-    problem = insecure_url_problem(str(url))
+    problem = url_problem(str(url))
     if problem:
         yield "merchant.notificationUrl", problem
 
