@@ -1,6 +1,7 @@
 """gunicorn's access log without what must not be logged: the request line, the path and the
 referrer keep their paths only (no query strings, registered secrets masked: core.redaction);
-credentials and cookies are never among the atoms a format may name.
+credentials and cookies are never among the atoms a format may name; card numbers are masked in
+every line (core.logging.MaskCardNumbers on gunicorn's handlers, and in the paths themselves).
 
 With LOG_FORMAT=json (core.logging.log_format: the default with DJANGO_DEBUG false) gunicorn's
 own lines are JSON objects too, like the application's: its messages under `message`, and an
@@ -11,7 +12,7 @@ from typing import Any
 
 from gunicorn.glogging import Logger
 
-from core.logging import json_formatter, log_format
+from core.logging import MaskCardNumbers, json_formatter, log_format
 from core.redaction import safe_path
 
 # An access line's fields in the JSON format: name -> gunicorn's atom.
@@ -53,6 +54,9 @@ class AccessLogger(Logger):
 
     def setup(self, cfg: Any) -> None:
         super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            for handler in log.handlers:
+                handler.addFilter(MaskCardNumbers())
         self.json = log_format() == "json"
         if self.json:
             for log in (self.error_log, self.access_log):

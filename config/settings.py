@@ -481,13 +481,19 @@ LOGGING = {
         "ndc": {"()": "core.logging.NdcFilter"},
         # Request lines without their query string: card data sent in a URL is not logged.
         "no_query_string": {"()": "core.logging.NoQueryString"},
+        # Card numbers masked in every line, whatever logger and field they came in.
+        "mask_card_numbers": {"()": "core.logging.MaskCardNumbers"},
     },
     "formatters": {
         "text": {"format": "%(asctime)s %(levelname)s [%(ndc)s] %(name)s: %(message)s"},
         "json": {"()": "core.logging.json_formatter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "filters": ["ndc"], "formatter": LOG_FORMAT},
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["ndc", "mask_card_numbers"],
+            "formatter": LOG_FORMAT,
+        },
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {

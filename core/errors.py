@@ -16,8 +16,9 @@ reach (Django's OperationalError or InterfaceError: refused, dropped, timed out)
 body shows nothing internal.
 
 Values of card data and secrets are never echoed: a table row marked `secret` masks its value
-when the error is made, and `safe_value` masks the card fields and secret-looking names again
-here, for errors raised outside a table.
+when the error is made, `safe_value` masks the card fields and secret-looking names again here,
+for errors raised outside a table, and any card number left in an error's body, under whatever
+name, is masked to its first six and last four digits (core.redaction.mask_pans).
 """
 
 import logging
@@ -35,6 +36,7 @@ from rest_framework.response import Response
 
 from . import results
 from .nesting import SENSITIVE_NAMES, lookup
+from .redaction import mask_pans_in
 
 logger = logging.getLogger("core.errors")
 
@@ -197,8 +199,10 @@ def error_answer(exc: BaseException, *, request: Any = None) -> ErrorAnswer:
     if isinstance(exc, drf.ValidationError):
         exc = parameter_error_from_validation(exc.detail, getattr(request, "data", None))
     if isinstance(exc, ApplicationError):
-        body = envelope(
-            exc.result, description=exc.description, data=exc.data, **exc.extra_result()
+        # Card numbers masked wherever they are: a value or a name the client sent in the wrong
+        # place (an unknown parameter, a list, a path segment), or a description that quotes it.
+        body = mask_pans_in(
+            envelope(exc.result, description=exc.description, data=exc.data, **exc.extra_result())
         )
         return ErrorAnswer(exc.http_status, body, exc.headers)
     if is_database_unavailable(exc):
@@ -216,7 +220,8 @@ def error_answer(exc: BaseException, *, request: Any = None) -> ErrorAnswer:
     mapped = _framework(exc)
     if mapped is not None:
         status, result, description, headers = mapped
-        return ErrorAnswer(status, envelope(result, description=description), headers)
+        body = mask_pans_in(envelope(result, description=description))
+        return ErrorAnswer(status, body, headers)
     logger.exception("unexpected error in %s", getattr(request, "path", "?"), exc_info=exc)
     return ErrorAnswer(500, envelope(results.UNEXPECTED_ERROR))
 

@@ -1,6 +1,7 @@
-"""Logging: the request's ndc and context on every line, no query strings in request lines, and
-the two formats (LOG_FORMAT: `text` for a person at a terminal, `json` for a log pipeline: one
-JSON object per line, every field of the record a key)."""
+"""Logging: the request's ndc and context on every line, no query strings in request lines, no
+card number in any line (`MaskCardNumbers`, on every handler), and the two formats (LOG_FORMAT:
+`text` for a person at a terminal, `json` for a log pipeline: one JSON object per line, every
+field of the record a key)."""
 
 import logging
 import os
@@ -9,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .context import get_ndc, log_fields
+from .redaction import mask_pans, mask_pans_in
 
 # A path followed by its query string, inside a request line or a message: `/a/b?x=1` -> `/a/b`.
 _QUERY_STRING = re.compile(r"(/[^\s?\"']*)\?[^\s\"']*")
@@ -51,7 +53,12 @@ def json_formatter() -> logging.Formatter:
     `message`, then the record's other fields; a traceback as `exc_info`."""
     from pythonjsonlogger.json import JsonFormatter
 
-    return JsonFormatter(JSON_FORMAT, rename_fields=JSON_RENAMED, timestamp=True)
+    class Formatter(JsonFormatter):
+        def formatException(self, ei) -> str:  # type: ignore[no-untyped-def]  # noqa: N802
+            # It formats exc_info itself rather than take the filter's masked exc_text.
+            return mask_pans(super().formatException(ei))
+
+    return Formatter(JSON_FORMAT, rename_fields=JSON_RENAMED, timestamp=True)
 
 
 def without_query_string(value: Any) -> Any:
@@ -69,4 +76,34 @@ class NoQueryString(logging.Filter):
             record.args = {key: without_query_string(v) for key, v in record.args.items()}
         elif isinstance(record.args, tuple):
             record.args = tuple(without_query_string(arg) for arg in record.args)
+        return True
+
+
+# What every LogRecord has of its own; any other attribute came from `extra` or a filter.
+_RECORD_ATTRIBUTES = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+
+
+class MaskCardNumbers(logging.Filter):
+    """Card numbers masked in whatever a handler writes (core.redaction.mask_pans): the message
+    with its arguments, every field a call or a filter added (`extra`, the JSON format's keys),
+    a traceback and a stack. On the handler, so that records of every logger (Django's,
+    gunicorn's, Celery's, a library's) pass it, whatever name the card number came under."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a bad format: the formatter reports it as it would
+            return True
+        record.msg, record.args = mask_pans(message), None
+        for name, value in list(record.__dict__.items()):
+            if name not in _RECORD_ATTRIBUTES and isinstance(value, str | dict | list | tuple):
+                setattr(record, name, mask_pans_in(value))
+        if record.exc_info and not record.exc_text:
+            # Formatted once here, masked, and kept as the text the formatters write (the JSON
+            # one masks its own formatting too); exc_info stays for handlers that want it.
+            record.exc_text = mask_pans(logging.Formatter().formatException(record.exc_info))
+        elif record.exc_text:
+            record.exc_text = mask_pans(record.exc_text)
+        if record.stack_info:
+            record.stack_info = mask_pans(record.stack_info)
         return True
