@@ -27,6 +27,9 @@ DEV_SECRET_KEY = "dev-insecure-secret-key-change-me-in-production"
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=DEV_SECRET_KEY)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+# The CSRF token lives in the session, not in a cookie: a cookie planted by a sibling subdomain or
+# a man in the middle of plain HTTP, before or after login, carries no token the forms accept.
+CSRF_USE_SESSIONS = True
 
 # Behind a TLS-terminating proxy (docs/operations.md): trust X-Forwarded-Proto, secure cookies,
 # HSTS. Opt-in, because secure cookies break the admin login over plain HTTP on localhost.

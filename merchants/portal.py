@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import authenticate
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
@@ -169,6 +170,22 @@ def deliveries_of(merchant: Merchant) -> Any:
     )
 
 
+PASSWORD_AGAIN = "Enter your password to change the API token."
+
+
+def password_confirmed(request: HttpRequest) -> bool:
+    """The signed-in user typed its password again (field `password`), as a password change
+    asks for the old one: a session taken over (a browser left open, a stolen cookie) cannot
+    obtain a working API token by itself. Checked through `authenticate`, so django-axes counts
+    a wrong one as a failed sign-in and locks the user and address out after
+    AXES_FAILURE_LIMIT of them, as at the login."""
+    password = request.POST.get("password", "")
+    if not password:
+        return False
+    user = authenticate(request, username=request.user.get_username(), password=password)
+    return user is not None and user.pk == request.user.pk
+
+
 def _overlap_note(entity: Any) -> str:
     if entity.previous_token_ends_at is None:
         return "the old one no longer works."
@@ -180,7 +197,8 @@ def _overlap_note(entity: Any) -> str:
 @portal_view
 def developers(request: HttpRequest) -> HttpResponse:
     """The merchant's API token (rotate, after a confirmation that offers an overlap: the new one
-    shown once, on this answer only; or set one of the administrator's choosing, never shown),
+    shown once, on this answer only; or set one of the administrator's choosing, never shown;
+    either only with the user's password typed again),
     the previous token while its overlap lasts, the token's history, and the notification URL."""
     merchant: Merchant = request.merchant  # type: ignore[attr-defined]
     actor = f"portal:{request.user.get_username()}"
@@ -195,6 +213,9 @@ def developers(request: HttpRequest) -> HttpResponse:
         elif not overlap_form.is_valid():
             context["errors"]["overlap"] = "Choose how long the old token keeps working."
             context["confirm_rotation"] = action == "rotate"
+        elif action == "rotate" and not password_confirmed(request):
+            context["errors"]["password"] = PASSWORD_AGAIN
+            context["confirm_rotation"] = True
         elif action == "rotate":
             context["new_token"] = entity_rotate_token(
                 entity=merchant.entity, overlap=overlap_form.chosen_overlap(), changed_by=actor
@@ -209,6 +230,8 @@ def developers(request: HttpRequest) -> HttpResponse:
             problem = token_problem(chosen)
             if problem:
                 context["errors"]["token"] = f"The token {problem}."
+            elif not password_confirmed(request):
+                context["errors"]["set_password"] = PASSWORD_AGAIN
             else:
                 entity_rotate_token(
                     entity=merchant.entity,
@@ -273,6 +296,7 @@ def _developers_operations() -> dict[str, dict[str, Any]]:
             "confirm",
             "overlap",
             "token",
+            "password",
             "notification_url",
             "event_id",
         ),

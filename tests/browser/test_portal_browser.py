@@ -111,6 +111,7 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     screenshot(desk, "portal-developers.png", full_page=True)
     old = shop.entity.plain_token
     page.click("#rotate")
+    page.fill("#rotate-password", PASSWORD)  # typed again, as a password change asks
     page.click("#rotate-confirm")  # the confirmation; no overlap chosen: the old one stops now
     new = page.locator("#new-token").inner_text()
     client = SpecClient(old, shop.entity.entity_id, "MERCHANT")

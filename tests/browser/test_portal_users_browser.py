@@ -105,6 +105,7 @@ def test_rotating_the_token_asks_first_and_keeps_the_old_one_for_an_hour(
     assert works(merchant, old)  # nothing happened yet
     expect(page.locator("#set-token")).to_have_count(0)  # the question is the only way on
     dialog.locator("label", has_text="1 hour").click()
+    page.fill("#rotate-password", PASSWORD)
     screenshot(desk, "portal-rotate-token.png", full_page=True)
     page.click("#rotate-cancel")
     expect(page.locator("#confirm-rotation")).to_have_count(0)
@@ -113,6 +114,7 @@ def test_rotating_the_token_asks_first_and_keeps_the_old_one_for_an_hour(
 
     page.click("#rotate")
     page.locator("#confirm-rotation label", has_text="1 hour").click()
+    page.fill("#rotate-password", PASSWORD)
     page.click("#rotate-confirm")
     new = page.locator("#new-token").inner_text()
     entity = Entity.objects.get(pk=merchant.entity.pk)

@@ -176,7 +176,8 @@ def test_the_portal_rotates_with_an_overlap_and_shows_its_end(signed_in, merchan
     old = merchant.entity.plain_token
 
     rotated = signed_in.post(
-        "/portal/developers/", {"action": "rotate", "confirm": "yes", "overlap": "3600"}
+        "/portal/developers/",
+        {"action": "rotate", "confirm": "yes", "overlap": "3600", "password": PASSWORD},
     )
 
     assert rotated.status_code == 200 and rotated["Cache-Control"] == "no-store"
@@ -197,7 +198,8 @@ def test_the_portal_rotates_with_an_overlap_and_shows_its_end(signed_in, merchan
 def test_the_portal_ends_the_previous_token_on_request(signed_in, merchant):
     old = merchant.entity.plain_token
     signed_in.post(
-        "/portal/developers/", {"action": "rotate", "confirm": "yes", "overlap": "86400"}
+        "/portal/developers/",
+        {"action": "rotate", "confirm": "yes", "overlap": "86400", "password": PASSWORD},
     )
 
     done = signed_in.post("/portal/developers/", {"action": "end-previous"}, follow=True)
@@ -222,7 +224,8 @@ def test_the_portal_sets_a_chosen_token_with_an_overlap(signed_in, merchant):
     chosen = "Zq8#mW2$rT5&yU9*pL3@kH7!cV1^bN4%xJ6"
 
     done = signed_in.post(
-        "/portal/developers/", {"action": "set", "token": chosen, "overlap": "3600"}
+        "/portal/developers/",
+        {"action": "set", "token": chosen, "overlap": "3600", "password": PASSWORD},
     )
 
     assert done.status_code == 200 and "keeps working until" in text(done)
@@ -260,3 +263,88 @@ def test_the_admin_refuses_an_overlap_it_does_not_offer(admin_client, merchant):
 
     assert "Rotate API tokens" in text(again)  # the form again, with the problem
     assert works(merchant, old) and not EntityTokenChange.objects.exists()
+
+
+# --- the password, typed again --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("password", [None, "", "not the password"])
+@pytest.mark.parametrize(
+    "form",
+    [
+        {"action": "rotate", "confirm": "yes", "overlap": "0"},
+        {"action": "rotate", "confirm": "yes", "overlap": "3600"},
+        {"action": "set", "token": "Zq8#mW2$rT5&yU9*pL3@kH7!cV1^bN4%xJ6", "overlap": "0"},
+    ],
+    ids=["rotate-stop-now", "rotate-overlap", "set"],
+)
+def test_a_token_change_needs_the_password_again(signed_in, merchant, form, password):
+    """A session alone (a browser left open, a stolen cookie) cannot obtain a working token."""
+    old = merchant.entity.plain_token
+    if password is not None:
+        form = {**form, "password": password}
+
+    refused = signed_in.post("/portal/developers/", form)
+
+    assert refused.status_code == 400
+    assert "Enter your password to change the API token." in text(refused)
+    assert 'id="new-token"' not in text(refused)
+    assert works(merchant, old) and not EntityTokenChange.objects.exists()
+
+
+def test_wrong_passwords_count_as_failed_sign_ins(signed_in, merchant, settings):
+    """Typed again through `authenticate`: django-axes counts each wrong one, and locks the user
+    out after AXES_FAILURE_LIMIT, as at the login page."""
+    from axes.models import AccessAttempt
+
+    form = {"action": "rotate", "confirm": "yes", "overlap": "0"}
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert signed_in.post("/portal/developers/", {**form, "password": "x"}).status_code == 400
+    assert AccessAttempt.objects.get().failures_since_start == settings.AXES_FAILURE_LIMIT - 1
+    locked = signed_in.post("/portal/developers/", {**form, "password": "x"})
+    assert locked.status_code == 403 and "Too many failed sign-ins" in text(locked)
+    # Locked: even the right password changes nothing now.
+    signed_in.post("/portal/developers/", {**form, "password": PASSWORD})
+    assert works(merchant, merchant.entity.plain_token)
+    assert not EntityTokenChange.objects.exists()
+
+
+def test_a_csrf_cookie_planted_after_login_carries_no_valid_token(merchant):
+    """CSRF_USE_SESSIONS: the token is in the session; a `csrftoken` cookie set by someone else
+    (a sibling subdomain, plain HTTP) with a matching form field is refused."""
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    user = User.objects.create_user("shop-admin", password=PASSWORD)
+    PortalUser.objects.create(user=user, merchant=merchant)
+    login = browser.get("/portal/login/")
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', text(login)).group(1)
+    signed = browser.post(
+        "/portal/login/",
+        {"username": "shop-admin", "password": PASSWORD, "csrfmiddlewaretoken": token},
+    )
+    assert signed.status_code == 302
+    assert "csrftoken" not in browser.cookies  # none is handed out at all
+
+    planted = "A" * 32
+    browser.cookies["csrftoken"] = planted
+    forged = browser.post(
+        "/portal/developers/",
+        {"action": "notification", "notification_url": "https://evil.example/n",
+         "csrfmiddlewaretoken": planted},
+    )  # fmt: skip
+    assert forged.status_code == 403
+    merchant.refresh_from_db()
+    assert merchant.notification_url != "https://evil.example/n"
+
+    # The page's own token (from the session) still works.
+    page = browser.get("/portal/developers/")
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', text(page)).group(1)
+    saved = browser.post(
+        "/portal/developers/",
+        {"action": "notification", "notification_url": "https://shop.example.com/n",
+         "csrfmiddlewaretoken": token},
+    )  # fmt: skip
+    assert saved.status_code == 200
+    merchant.refresh_from_db()
+    assert merchant.notification_url == "https://shop.example.com/n"

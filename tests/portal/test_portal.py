@@ -154,7 +154,9 @@ def test_the_api_token_is_rotated_or_set(client, shop, merchant):
     sign_in(client, "shop-admin")
     page = client.get("/portal/developers/").content.decode()
     assert f"…{old[-4:]}" in page and old not in page
-    rotated = client.post("/portal/developers/", {"action": "rotate", "confirm": "yes"})
+    rotated = client.post(
+        "/portal/developers/", {"action": "rotate", "confirm": "yes", "password": PASSWORD}
+    )
     new = re.search(r'<code id="new-token">([^<]+)</code>', rotated.content.decode()).group(1)
     assert rotated["Cache-Control"] == "no-store"
     assert merchant_inquiry(merchant, old).status_code == 401
@@ -168,7 +170,10 @@ def test_the_api_token_is_rotated_or_set(client, shop, merchant):
     unasked = client.post("/portal/developers/", {"action": "set", "token": chosen})
     assert unasked.status_code == 400 and "Choose how long" in unasked.content.decode()
     assert merchant_inquiry(merchant, new).status_code == 200  # nothing changed
-    done = client.post("/portal/developers/", {"action": "set", "token": chosen, "overlap": "0"})
+    done = client.post(
+        "/portal/developers/",
+        {"action": "set", "token": chosen, "overlap": "0", "password": PASSWORD},
+    )
     assert done.status_code == 200 and chosen not in done.content.decode()
     assert merchant_inquiry(merchant, new).status_code == 401
     assert merchant_inquiry(merchant, chosen).status_code == 200
