@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import environ
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from core.logging import log_format
@@ -57,6 +58,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "axes",
+    "csp",
     "core",
     "merchants",
     "terminals",
@@ -75,6 +77,8 @@ MIDDLEWARE = [
     "core.middleware.RequestLogMiddleware",
     "core.middleware.ApiPathMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The Content-Security-Policy of every answer (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -85,6 +89,24 @@ MIDDLEWARE = [
     # Last: locks out a username and address after repeated failed logins (portal and admin).
     "axes.middleware.AxesMiddleware",
 ]
+
+# --- Content-Security-Policy (django-csp; docs/operations.md, "Security headers") -------------
+# Every page: its own scripts and styles only, inline ones by the request's nonce (never
+# 'unsafe-inline'), no plugins, no <base> elsewhere, and never framed. The 3-D Secure pages widen
+# frame-ancestors to the merchant's origin (payments/threeds/views.py), the Redoc page its styles
+# (config/urls.py); form-action stays open: the 3-D Secure result and the hosted checkout post
+# the shopper back to the merchant's shopperResultUrl.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -118,6 +140,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "csp.context_processors.nonce",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.portal.navigation",
@@ -369,9 +392,11 @@ ISSUER_CLOCK_SKEW_SECONDS = 300
 ISSUER_MAX_ASSERTION_LIFETIME_SECONDS = 300
 ISSUER_MAX_ASSERTION_BYTES = 8192
 ISSUER_MAX_JWE_BYTES = 65536
-# The simulator answers SendOTP with the code (simulatorCode) so integrators can test without a
-# phone; a production issuer sends it by SMS or e-mail only and must set this to false.
-ISSUER_OTP_SIMULATOR = env.bool("ISSUER_OTP_SIMULATOR", default=True)
+# The simulators show their one-time codes so testers need no phone: the simulated ACS's 1234 on
+# the challenge page, the issuer's code on the page of an on-us challenge and in SendOTP's answer
+# (simulatorCode). By default only in DEBUG; a production issuer sends its codes by SMS or
+# e-mail only, and the ACS's code stays documented in docs/api.md.
+SIMULATOR_SHOW_CODES = env.bool("SIMULATOR_SHOW_CODES", default=DEBUG)
 ISSUER_DCVV_SECONDS = env.int("ISSUER_DCVV_SECONDS", default=300)  # a dCVV's time window
 # PBKDF2 iterations of the PIN hash (0: Django's current default, 1,000,000 in Django 5.2).
 ISSUER_PIN_HASH_ITERATIONS = env.int("ISSUER_PIN_HASH_ITERATIONS", default=0)

@@ -1,7 +1,13 @@
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.apps import apps
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 
 from config import dashboard, portal
 from core import probes
@@ -17,8 +23,17 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("portal/", include((portal.urlpatterns, "portal"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    # Swagger UI's start-up script as a file of its own (`?script`): no inline script to allow.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
+    # Redoc writes its styles into the page at run time and renders in a worker made from a
+    # blob: the one page whose policy allows inline styles (templates/drf_spectacular/redoc.html).
+    path(
+        "api/redoc/",
+        csp_update({"style-src": [UNSAFE_INLINE], "worker-src": [SELF, "blob:"]})(
+            SpectacularRedocView.as_view(url_name="schema")
+        ),
+        name="redoc",
+    ),
     path("pay/v3/", include("merchants.urls")),
     path("pay/v3/", include("terminals.urls")),
     path("", include("payments.urls")),

@@ -17,6 +17,7 @@ from datetime import datetime
 from decimal import Decimal
 from functools import reduce
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.db.models import (
     Case,
@@ -43,7 +44,7 @@ from core.lookups import one
 from merchants.models import Entity
 from merchants.selectors import merchants_reachable
 
-from .models import Payment, PaymentState, PaymentType
+from .models import Payment, PaymentState, PaymentType, ThreeDSAuthentication
 
 SALE_TYPES = (PaymentType.DB, PaymentType.CP)
 DECIDED_TYPES = (PaymentType.PA, PaymentType.DB)  # what an issuer approves or declines
@@ -369,3 +370,17 @@ def payments_in_flight(*, now: datetime | None = None) -> tuple[int, float]:
     oldest = found["oldest"]
     age = ((now or timezone.now()) - oldest).total_seconds() if oldest else 0.0
     return found["count"], max(age, 0.0)
+
+
+def threeds_frame_origins(*, auth_id: str) -> list[str]:
+    """The origins that may frame an authentication's pages: the merchant's shopperResultUrl's
+    (scheme, host and port), where its page runs the 3-D Secure steps; none for an unknown id."""
+    url = (
+        ThreeDSAuthentication.objects.filter(pk=auth_id)
+        .values_list("shopper_result_url", flat=True)
+        .first()
+    )
+    parts = urlsplit(url or "")
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return []
+    return [f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"]

@@ -241,7 +241,7 @@ class CardAccountAdmin(ReadOnlyMixin, admin.ModelAdmin):
         )
         rows = format_html_join(
             "",
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td style='text-align:right'>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class='num'>{}</td></tr>",
             (
                 (
                     e.journal.created_at.strftime("%Y-%m-%d %H:%M"),
@@ -255,7 +255,7 @@ class CardAccountAdmin(ReadOnlyMixin, admin.ModelAdmin):
         # Capitalised like the admin's own column headers.
         head = (
             "<thead><tr><th>When (UTC)</th><th>Journal</th><th>Kind</th>"
-            "<th style='text-align:right'>Amount</th></tr></thead>"
+            "<th class='num'>Amount</th></tr></thead>"
         )
         return format_html("<table>{}<tbody>{}</tbody></table>", SafeString(head), rows)
 

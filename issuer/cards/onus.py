@@ -237,7 +237,7 @@ def otp_send(*, number: str, transaction_id: str) -> Challenge:
     otp, code = authentication.otp_send(
         client_id=ACS, card_reference=card.masked, transaction_id=transaction_id, channel=channel
     )
-    shown = code if getattr(settings, "ISSUER_OTP_SIMULATOR", True) else ""
+    shown = code if settings.SIMULATOR_SHOW_CODES else ""
     return Challenge(otp.pk, shown, masked_contact(contact))
 
 

@@ -135,7 +135,7 @@ def send_otp(call: Call) -> Answer:
         "attemptsLeft": otp.attempts_left,
         "sentTo": masked_contact(contact),
     }
-    if getattr(settings, "ISSUER_OTP_SIMULATOR", True):
+    if settings.SIMULATOR_SHOW_CODES:
         # Simulator only: no SMS or e-mail leaves the platform, so the code is handed to the
         # requestor to type in. A real issuer never returns it.
         fields["simulatorCode"] = code

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -157,8 +158,10 @@ def simulator_code(auth: ThreeDSAuthentication) -> str:
     """The one-time password the challenge page shows a tester (docs/api.md, "The one-time
     password of a challenge"): the simulated ACS's fixed code for every card that is not the
     platform's own; for an on-us card with an SMS or e-mail channel, the code its issuer
-    generated (only while ISSUER_OTP_SIMULATOR lets the simulator show it); none for an
-    out-of-band approval."""
+    generated; none for an out-of-band approval. Only while SIMULATOR_SHOW_CODES (by default
+    DEBUG): a production page never shows a code."""
+    if not settings.SIMULATOR_SHOW_CODES:
+        return ""
     if not auth.issuer_method:
         return acs.OTP
     return issuer_secret(auth) if auth.issuer_method == onus_port.OTP else ""

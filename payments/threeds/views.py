@@ -3,11 +3,19 @@
 These pages are reached by cross-site form posts (the merchant's page posts to redirect.url, the
 ACS pages run in frames), so Django's CSRF cookie cannot protect them; the unguessable
 authentication id and, on the challenge form, a per-authentication nonce do. For the same reason
-they may be framed (X-Frame-Options is lifted): the method page lives in a hidden iframe, and a
-merchant may show the challenge in an iframe of the challengeWindow size. A finished
-authentication only ever shows its result again.
+they may be framed: the method page lives in a hidden iframe of the start page, and a merchant may
+show the challenge in an iframe of the challengeWindow size. Framed by whom is said by their
+Content-Security-Policy (`framed_by_the_merchant`): `frame-ancestors` the platform itself and the
+origin of the authentication's shopperResultUrl, the merchant's page, and nobody else
+(X-Frame-Options, which cannot name an origin, is lifted for them). A finished authentication only
+ever shows its result again.
 """
 
+from collections.abc import Callable
+from functools import wraps
+
+from csp.constants import SELF
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.clickjacking import xframe_options_exempt
@@ -18,6 +26,7 @@ from core.errors import Conflict, Forbidden
 from core.schema import documented
 
 from ..models import ThreeDSAuthentication
+from ..selectors import threeds_frame_origins
 from . import acs, openapi
 from .services import (
     issuer_secret,
@@ -39,6 +48,23 @@ ALREADY_COMPLETE = {
     "title": "Already complete",
     "text": "This authentication has already ended; it cannot be completed again.",
 }
+
+
+def framed_by_the_merchant(
+    view: Callable[..., HttpResponse],
+) -> Callable[..., HttpResponse]:
+    """The page may be framed by the platform's own pages and by the merchant's origin (that of
+    the authentication's shopperResultUrl), whatever it answers; an unknown id's 404 (raised,
+    answered outside the view) keeps the site's rule: nobody."""
+
+    @wraps(view)
+    def framed(request: HttpRequest, auth_id: str, *args: object, **kwargs: object) -> HttpResponse:
+        response = view(request, auth_id, *args, **kwargs)
+        origins = threeds_frame_origins(auth_id=auth_id)
+        response._csp_replace = {"frame-ancestors": [SELF, *origins]}  # type: ignore[attr-defined]
+        return response
+
+    return framed
 
 
 def _auth(auth_id: str) -> ThreeDSAuthentication:
@@ -66,6 +92,7 @@ def _message(request: HttpRequest, context: dict[str, str], status: int) -> Http
 
 @documented(openapi.start_operations)
 @xframe_options_exempt
+@framed_by_the_merchant
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
 def start(request: HttpRequest, auth_id: str) -> HttpResponse:
@@ -81,6 +108,7 @@ def start(request: HttpRequest, auth_id: str) -> HttpResponse:
 
 @documented(openapi.method_operations)
 @xframe_options_exempt
+@framed_by_the_merchant
 @csrf_exempt
 @require_http_methods(["POST"])
 def acs_method(request: HttpRequest, auth_id: str) -> HttpResponse:
@@ -92,6 +120,7 @@ def acs_method(request: HttpRequest, auth_id: str) -> HttpResponse:
 
 @documented(openapi.continue_operations)
 @xframe_options_exempt
+@framed_by_the_merchant
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
 def proceed(request: HttpRequest, auth_id: str) -> HttpResponse:
@@ -133,7 +162,11 @@ def _challenge_page(
             "simulator_code": simulator_code(auth),
             # An on-us card: the issuer's own channel (docs/closed-loop.md).
             "issuer_method": auth.issuer_method,
-            "issuer_secret": issuer_secret(auth) if auth.issuer_method else "",
+            # The approval link of an out-of-band challenge goes to the cardholder's app; the
+            # page offers it only to testers, as the codes.
+            "issuer_secret": (
+                issuer_secret(auth) if auth.issuer_method and settings.SIMULATOR_SHOW_CODES else ""
+            ),
             "sent_to": auth.issuer_sent_to,
         },
         status=status,
@@ -142,6 +175,7 @@ def _challenge_page(
 
 @documented(openapi.challenge_operations)
 @xframe_options_exempt
+@framed_by_the_merchant
 @csrf_exempt
 @require_http_methods(["POST"])
 def acs_challenge(request: HttpRequest, auth_id: str) -> HttpResponse:

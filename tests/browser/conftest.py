@@ -113,14 +113,30 @@ class Tab:
         self.console: list[str] = []
         self.page_errors: list[str] = []
         self.page.on("request", lambda request: self.requests.append(request))
-        self.page.on("console", lambda msg: self.console.append(f"{msg.type}: {msg.text}"))
+        self.page.on("console", self._console)
         self.page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+
+    def _console(self, message: Any) -> None:
+        line = f"{message.type}: {message.text}"
+        if "Content Security Policy" in line:  # where, for the violation's report
+            where = message.location or {}
+            line += f" [{where.get('url')}:{where.get('lineNumber')}]"
+        self.console.append(line)
 
     def posts_to(self, fragment: str) -> list[Any]:
         return [r for r in self.requests if r.method == "POST" and fragment in r.url]
 
+    @property
+    def csp_violations(self) -> list[str]:
+        """What Chromium refused under a page's Content-Security-Policy (an inline script or
+        style without the nonce, a frame its ancestors may not hold, a resource from elsewhere)."""
+        return [line for line in self.console if "Content Security Policy" in line]
+
     def close(self) -> None:
+        """Every page the test visited kept to its Content-Security-Policy (issue 32)."""
+        violations = self.csp_violations
         self.context.close()
+        assert violations == [], violations
 
 
 def screenshot(tab: Tab, name: str, *, full_page: bool = False) -> None:

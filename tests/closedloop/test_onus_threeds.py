@@ -129,9 +129,9 @@ def test_a_cardholder_without_a_channel_goes_frictionless(payer, cards):
 
 
 def test_a_production_issuer_shows_no_code_on_the_challenge_page(payer, cards, settings):
-    """ISSUER_OTP_SIMULATOR=false (production): the code goes by SMS only, so the page shows no
+    """SIMULATOR_SHOW_CODES=false (production): the code goes by SMS only, so the page shows no
     simulator code; the simulated ACS's 1234 is not a code of the platform's own cards."""
-    settings.ISSUER_OTP_SIMULATOR = False
+    settings.SIMULATOR_SHOW_CODES = False
     shopper = Client()
     data = start(payer, cards.debit)  # crd_demo_debit: channel SMS
     page = open_redirect(shopper, data).content.decode()

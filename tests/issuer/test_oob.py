@@ -297,7 +297,7 @@ def test_otp_codes_are_stored_only_as_keyed_hashes(api):
 
 
 def test_the_simulator_code_can_be_switched_off(api, settings):
-    settings.ISSUER_OTP_SIMULATOR = False
+    settings.SIMULATOR_SHOW_CODES = False
     answer = api.call(
         SEND_OTP, {"cardReference": "tok_abc123", "transactionId": "t", "channel": "SMS"}
     )
