@@ -6,11 +6,13 @@ registered or edited in the admin satisfies the same AN/N/pattern rules as one c
 """
 
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 import pycountry
 from django import forms
 
+from core.fields.codes import minor_units, within_exponent
 from core.forms import SpecFieldsMixin, new_identifier, values_of
 from core.status import OperatingStatus
 from core.tables.common import ENTITY_ID
@@ -24,6 +26,7 @@ from .api.tables import (
 )
 from .models import (
     MERCHANT_DATA_FIELDS,
+    AmountLimit,
     Entity,
     EntityType,
     Merchant,
@@ -37,6 +40,35 @@ COUNTRY_CHOICES = sorted(
     ((c.alpha_2, f"{c.alpha_2} {c.name}") for c in pycountry.countries),
     key=lambda choice: choice[1],
 )
+
+CURRENCY_CHOICES = sorted(
+    (c.alpha_3, f"{c.alpha_3} {c.name}")
+    for c in pycountry.currencies
+    if minor_units(c.alpha_3) is not None
+)
+
+
+class AmountLimitForm(forms.ModelForm):
+    """A maximum per payment in one currency (a merchant's, on its page, or the platform's): a
+    currency payments can be made in, an amount above zero with no fraction the currency lacks.
+    The admin saves through `merchants.services.amount_limit_*`."""
+
+    currency = forms.ChoiceField(choices=CURRENCY_CHOICES)
+    max_amount = forms.DecimalField(
+        label="maximum per payment", max_digits=12, decimal_places=2, min_value=Decimal("0.01")
+    )
+
+    class Meta:
+        model = AmountLimit
+        fields = ("currency", "max_amount")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        currency, amount = data.get("currency"), data.get("max_amount")
+        exponent = minor_units(currency) if currency else None
+        if amount is not None and exponent is not None and not within_exponent(amount, exponent):
+            self.add_error("max_amount", f"{currency} has {exponent} decimals")
+        return data
 
 
 # --- entities ------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ per merchant)."""
 
 from django.contrib.auth.models import User
 
-from .models import Entity, Merchant, PortalUser
+from .models import AmountLimit, Entity, Merchant, PortalUser
 
 
 def entity_lock(pk: int) -> Entity:
@@ -19,3 +19,10 @@ def merchant_lock(pk: int) -> Merchant:
 def portal_user_lock(portal_user: PortalUser) -> User:
     """The Django user of a portal user (its password and whether it may sign in)."""
     return User.objects.select_for_update().get(pk=portal_user.user_id)
+
+
+def amount_limit_lock(*, merchant: Merchant | None, currency: str) -> AmountLimit | None:
+    """A merchant's (None: the platform's) limit in `currency`, if there is one."""
+    return (
+        AmountLimit.objects.select_for_update().filter(merchant=merchant, currency=currency).first()
+    )

@@ -323,6 +323,58 @@ class Merchant(models.Model):
         return [self.mmcc, self.vmcc, *[m for m in extra if m]]
 
 
+class AmountLimit(models.Model):
+    """The most one payment (PA, DB, CD) may be for, in one currency: for one merchant, or for
+    every merchant when `merchant` is empty (the platform's limit). Where both exist the lower
+    applies; a currency without either has no limit of the platform's (the card's limits and the
+    network still apply). Bank staff keep them in the admin (a merchant's on its page, the
+    platform's under Merchants > Platform amount limits); a payment above one is refused with
+    100.550.312 before the network is asked (docs/api.md, "Amount limits")."""
+
+    merchant = models.ForeignKey(
+        Merchant,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="amount_limits",
+        help_text="Empty: the platform's limit, for every merchant.",
+    )
+    currency = models.CharField(max_length=3, help_text="ISO 4217 alphabetic code")
+    max_amount = models.DecimalField(
+        "maximum per payment", max_digits=12, decimal_places=2, help_text="In the currency."
+    )
+    changed_by = models.CharField(max_length=100, blank=True, editable=False)
+    changed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["currency"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "currency"],
+                condition=Q(merchant__isnull=False),
+                name="amount_limit_one_per_merchant_currency",
+            ),
+            models.UniqueConstraint(
+                fields=["currency"],
+                condition=Q(merchant__isnull=True),
+                name="amount_limit_one_per_platform_currency",
+            ),
+            models.CheckConstraint(condition=Q(max_amount__gt=0), name="amount_limit_positive"),
+        ]
+
+    def __str__(self) -> str:
+        whose = self.merchant.merchant_id if self.merchant_id else "platform"  # type: ignore[union-attr]
+        return f"{whose}: at most {self.max_amount} {self.currency}"
+
+
+class PlatformAmountLimit(AmountLimit):
+    """The platform's rows of AmountLimit (merchant empty), as bank staff see them."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "platform amount limit"
+
+
 class MerchantStatusChange(models.Model):
     """Append-only history of merchant.status and merchant.securityStatus."""
 

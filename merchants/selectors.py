@@ -1,8 +1,9 @@
 """Reads of entities and merchants, always through the caller's reach."""
 
+from decimal import Decimal
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Min, Q, QuerySet
 from django.utils import timezone
 
 from core.bearer import token_hash
@@ -12,7 +13,7 @@ from core.lookups import one
 from core.prepared import TEXT, PreparedRead
 
 from . import results
-from .models import Entity, EntityType, Merchant, PortalUser
+from .models import AmountLimit, Entity, EntityType, Merchant, PortalUser
 
 # Read on every API request: its SQL is compiled once per process (core.prepared).
 _ENTITY_BY_TOKEN = PreparedRead(
@@ -106,3 +107,12 @@ class EntityDirectory:
         if entity.entity_type == EntityType.PARTICIPATOR:
             return frozenset({EntityType.PARTICIPATOR})
         return frozenset({EntityType.MERCHANT, EntityType.POS})
+
+
+def amount_limit_for(*, merchant: Merchant, currency: str) -> Decimal | None:
+    """The most one payment of the merchant may be for in `currency`: the lower of its own limit
+    and the platform's, or None when neither is set (one indexed read)."""
+    limits = AmountLimit.objects.filter(
+        Q(merchant=merchant) | Q(merchant__isnull=True), currency=currency
+    )
+    return limits.aggregate(lowest=Min("max_amount"))["lowest"]

@@ -5,9 +5,11 @@ transition after the lock, write the new state and an append-only history row in
 Refusals raise `ApplicationError` with their result code before anything is written.
 """
 
+import logging
 import secrets
 from collections.abc import Mapping
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -26,9 +28,10 @@ from core.status import operating_lifecycle
 from core.writes import save_changes
 
 from . import results
-from .lock_objects import entity_lock, merchant_lock, portal_user_lock
+from .lock_objects import amount_limit_lock, entity_lock, merchant_lock, portal_user_lock
 from .models import (
     MERCHANT_DATA_FIELDS,
+    AmountLimit,
     Entity,
     EntityTokenChange,
     EntityType,
@@ -39,6 +42,8 @@ from .models import (
     ThreeDSEnrolmentEvent,
     ThreeDSStatus,
 )
+
+logger = logging.getLogger("merchants")
 
 TOKEN_PURPOSE = "entity-token"
 # How long the token a rotation replaces may keep working (docs/decisions.md, issue 25).
@@ -520,4 +525,40 @@ def _portal_history(portal_user: PortalUser, action: str, changed_by: str) -> No
         username=portal_user.user.get_username(),
         action=action,
         changed_by=changed_by,
+    )
+
+
+# --- amount limits ------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def amount_limit_set(
+    *, merchant: Merchant | None, currency: str, max_amount: Decimal, changed_by: str
+) -> AmountLimit:
+    """The most one payment of `merchant` (None: of every merchant, the platform's limit) may be
+    for in `currency`: created, or changed if one is set. The row is locked while it changes."""
+    limit = amount_limit_lock(merchant=merchant, currency=currency)
+    if limit is None:
+        limit = AmountLimit(merchant=merchant, currency=currency)
+    limit.max_amount, limit.changed_by = max_amount, changed_by
+    limit.save()
+    logger.info(
+        "amount limit %s %s set to %s by %s",
+        merchant.merchant_id if merchant else "platform",
+        currency,
+        max_amount,
+        changed_by,
+    )
+    return limit
+
+
+@transaction.atomic
+def amount_limit_remove(*, limit: AmountLimit, changed_by: str) -> None:
+    """No more limit of this row's level in its currency (the other level's still applies)."""
+    AmountLimit.objects.filter(pk=limit.pk).delete()
+    logger.info(
+        "amount limit %s %s removed by %s",
+        limit.merchant.merchant_id if limit.merchant_id else "platform",  # type: ignore[union-attr]
+        limit.currency,
+        changed_by,
     )

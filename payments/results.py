@@ -22,6 +22,12 @@ TEST_MODE_SUCCEEDED = _d(
 
 # --- before the network ---------------------------------------------------------------------
 CARD_EXPIRED = _d("100.100.303", "card expired", INITIAL)
+AMOUNT_ABOVE_LIMIT = _d(
+    "100.550.312",
+    "amount is outside the allowed ticket size: above the maximum per payment set for the "
+    "merchant or the platform",
+    "PA, DB, CD (payments, stored-card payments, checkouts)",
+)
 RISK_DECLINED = _d(
     "100.400.311",
     "transaction declined by risk screening (risk.decision DECLINE)",

@@ -91,4 +91,24 @@ def fits_currency(amount: str, currency: str) -> Rule:
     return rule
 
 
-__all__ = ["fits_currency", "given", "only_with", "required_with_group", "requires", "together"]
+def not_above(part: str, whole: str) -> Rule:
+    """`part` (an amount, as taxAmount) is at most `whole` (the amount it is part of), when both
+    are given."""
+
+    def rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
+        value, limit = flat.get(part), flat.get(whole)
+        if isinstance(value, Decimal) and isinstance(limit, Decimal) and value > limit:
+            yield part, f"must not be greater than {whole} ({limit:.2f})"
+
+    return rule
+
+
+__all__ = [
+    "fits_currency",
+    "given",
+    "not_above",
+    "only_with",
+    "required_with_group",
+    "requires",
+    "together",
+]

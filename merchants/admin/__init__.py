@@ -1,6 +1,7 @@
 """Staff admin for entities and merchants (Django admin): one module each."""
 
 from .entities import EntityAdmin
+from .limits import PlatformAmountLimitAdmin
 from .merchants import MerchantAdmin
 
-__all__ = ["EntityAdmin", "MerchantAdmin"]
+__all__ = ["EntityAdmin", "MerchantAdmin", "PlatformAmountLimitAdmin"]

@@ -29,7 +29,15 @@ from core.admin import (
 
 from .. import services
 from ..forms import MerchantCreateForm, MerchantDataForm, MerchantStatusForm, ThreeDSDeleteForm
-from ..models import Merchant, MerchantStatusChange, PortalUser, ThreeDSEnrolmentEvent, ThreeDSMode
+from ..models import (
+    AmountLimit,
+    Merchant,
+    MerchantStatusChange,
+    PortalUser,
+    ThreeDSEnrolmentEvent,
+    ThreeDSMode,
+)
+from .limits import AmountLimitInline, save_amount_limits
 from .portal_users import PortalUserChangeInline, PortalUserInline, save_portal_users
 from .tokens import MerchantTokenChangeInline, previous_token_text, rotate_tokens_action
 
@@ -221,6 +229,7 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
             return ()
         return (
             PortalUserInline,
+            AmountLimitInline,
             MerchantStatusChangeInline,
             ThreeDSEnrolmentEventInline,
             MerchantTokenChangeInline,
@@ -231,6 +240,9 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
         if formset.model is PortalUser:
             save_portal_users(request, formset)  # through the services: the formset saves nothing
+            return
+        if formset.model is AmountLimit:
+            save_amount_limits(request, formset, form.instance)  # through the services too
             return
         super().save_formset(request, form, formset, change)
 

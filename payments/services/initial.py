@@ -15,6 +15,7 @@ from core.errors import ParameterError
 from core.results import Result
 from core.status import OperatingStatus
 from merchants.models import Merchant, ThreeDSMode, ThreeDSStatus
+from merchants.selectors import amount_limit_for
 
 from .. import results as payment_results
 from .. import risk
@@ -195,7 +196,7 @@ def _decide(
         indicator=threeds.indicator,
         merchant_initiated=merchant_initiated,
     )
-    refusal = merchant_refusal(caller)
+    refusal = merchant_refusal(caller) or amount_refusal(caller, payment)
     if refusal is None and cards.expired(
         payment.card_expiry_month, payment.card_expiry_year, timezone.now().date()
     ):
@@ -250,6 +251,18 @@ def entry_and_condition(caller: Caller, category: str) -> tuple[str, str]:
     if caller.terminal is not None or category in CARD_PRESENT_CATEGORIES:
         return CARD_PRESENT
     return ECOMMERCE
+
+
+def amount_refusal(caller: Caller, payment: Payment) -> Result | None:
+    """A payment above the merchant's or the platform's maximum per payment in its currency
+    (merchants.AmountLimit, kept by bank staff) is refused before the network is asked. A card
+    verification moves no money and has no such limit."""
+    if payment.payment_type == PaymentType.CV or payment.amount is None:
+        return None
+    limit = amount_limit_for(merchant=caller.merchant, currency=payment.currency)
+    if limit is not None and payment.amount > limit:
+        return payment_results.AMOUNT_ABOVE_LIMIT
+    return None
 
 
 def merchant_refusal(caller: Caller) -> Result | None:

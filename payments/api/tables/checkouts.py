@@ -12,13 +12,13 @@ from dataclasses import replace
 from typing import Any
 
 from core.fields import Choice
-from core.tables import Table, fits_currency, given
+from core.tables import Table, given
 
 from ...registrations.tables import STANDING_INSTRUCTION_GROUP
 from .addresses import BILLING_GROUP, SHIPPING_GROUP
 from .cart import CART_GROUP, CUSTOM_PARAMETERS_GROUP
 from .parties import CUSTOMER_GROUP
-from .payment import PAYMENT, payment_rows, positive_amount_rule
+from .payment import PAYMENT, amount_rules, payment_rows
 
 NAMES = (
     "entityId",
@@ -53,9 +53,7 @@ CHECKOUT_CREATE = (
         ],
         rules=[
             checkout_rules,
-            positive_amount_rule,
-            fits_currency("amount", "currency"),
-            fits_currency("taxAmount", "currency"),
+            *amount_rules,
         ],
     )
     + CUSTOMER_GROUP

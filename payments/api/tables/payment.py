@@ -16,7 +16,16 @@ from stdnum import luhn
 
 from core.cards import BRANDS, detect_brand
 from core.fields import AN, Amount, Choice, Currency, N
-from core.tables import CONDITIONAL, MANDATORY, OPTIONAL, F, Table, fits_currency, given
+from core.tables import (
+    CONDITIONAL,
+    MANDATORY,
+    OPTIONAL,
+    F,
+    Table,
+    fits_currency,
+    given,
+    not_above,
+)
 from core.tables.cards import CARD_NAMES, CARD_ROWS, CARD_TOKEN
 from core.tables.common import ENTITY_ID, ENTITY_TYPE
 
@@ -138,10 +147,12 @@ def positive_amount_rule(flat: dict[str, Any]) -> Iterable[tuple[str, str]]:
         yield "amount", f"must be greater than 0.00 for paymentType {kind}"
 
 
+# What every table that takes an amount checks of it (payments, stored-card payments, checkouts).
 amount_rules = [
     positive_amount_rule,
     fits_currency("amount", "currency"),
     fits_currency("taxAmount", "currency"),
+    not_above("taxAmount", "amount"),
 ]
 
 

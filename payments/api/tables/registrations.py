@@ -15,14 +15,14 @@ from typing import Any
 from stdnum import luhn
 
 from core.fields import Choice
-from core.tables import Table, fits_currency, given
+from core.tables import Table, given
 
 from ...registrations.tables import STANDING_INSTRUCTION
 from ...threeds.tables import THREEDS_GROUP
 from .addresses import BILLING_GROUP
 from .cart import CUSTOM_PARAMETERS_GROUP
 from .parties import CUSTOMER_GROUP
-from .payment import GROUPS, PAYMENT, brand_rule, payment_rows, positive_amount_rule
+from .payment import GROUPS, PAYMENT, amount_rules, brand_rule, payment_rows
 
 CARD_TO_STORE = ("card.number", "card.expiryMonth", "card.expiryYear")
 
@@ -89,9 +89,7 @@ REGISTRATION_PAYMENT = (
         ],
         rules=[
             stored_card_rules,
-            positive_amount_rule,
-            fits_currency("amount", "currency"),
-            fits_currency("taxAmount", "currency"),
+            *amount_rules,
         ],
     )
     + GROUPS
