@@ -32,6 +32,13 @@ if not control_socket_disable:
     control_socket = os.environ["GUNICORN_CONTROL_SOCKET"]
 
 
+# What gunicorn answers itself (414, 431, an unparsable request, a 500) is JSON, as the API's
+# answers are, with RFC 6749's error members for OAuth clients (config/gunicorn_errors.py).
+from config.gunicorn_errors import install as _install_json_errors  # noqa: E402
+
+_install_json_errors()
+
+
 def post_fork(server, worker):  # noqa: ARG001 - gunicorn hook signature
     # Objects created while preloading are shared copy-on-write with the master; freezing them
     # keeps the cyclic GC from touching (and so copying) those pages in every worker.

@@ -75,6 +75,7 @@ MIDDLEWARE = [
     # The access line (ndc, entity, merchant, path, status, result code, duration) and the
     # latency histogram of every request (docs/operations.md, Logs and Metrics).
     "core.middleware.RequestLogMiddleware",
+    "core.middleware.HostMiddleware",
     "core.middleware.ApiPathMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # The Content-Security-Policy of every answer (CONTENT_SECURITY_POLICY below).

@@ -50,5 +50,6 @@ if apps.is_installed("issuer"):  # the acquirer may run without it (config/setti
 # Last: every other path under /pay/, /v3/, /merch-web/ and /issuer/ is the JSON 404.
 urlpatterns.append(api_catch_all(core_views.unknown_api_path))
 
+handler400 = "core.views.bad_request"
 handler404 = "core.views.not_found"
 handler500 = "core.views.server_error"

@@ -1,5 +1,5 @@
-"""Request middleware: the request id, the API's paths answering in JSON, and the envelope's
-503 for a database out of reach."""
+"""Request middleware: the request id, a Host refused in JSON on the API's paths, the API's
+paths answering in JSON, and the envelope's 503 for a database out of reach."""
 
 import io
 import json
@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.core.exceptions import DisallowedHost
 from django.core.handlers.wsgi import LimitedStream
 from django.http import Http404, HttpRequest, HttpResponse
 
@@ -17,9 +18,10 @@ from .errors import ApplicationError, is_database_unavailable
 from .parsers import read_body
 from .query import query_refusal
 from .redaction import safe_path
-from .urls import is_api_path
+from .urls import OAUTH_PREFIX, is_api_path
 
 access_log = logging.getLogger("core.access")
+security_log = logging.getLogger("django.security.DisallowedHost")
 
 
 class RequestIdMiddleware:
@@ -111,6 +113,26 @@ def result_code(response: HttpResponse) -> str:
         code = data["result"].get("code")
         return code if isinstance(code, str) else ""
     return ""
+
+
+class HostMiddleware:
+    """A Host outside ALLOWED_HOSTS, asked before anything else reads it: under the API's
+    prefixes the envelope's 400 (200.100.101) and under /oauth2/ RFC 6749's error object, in
+    DEBUG too, where Django would answer its technical page; elsewhere Django's own handling
+    (handler400 without DEBUG). Logged as Django logs it (`django.security.DisallowedHost`)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        path = request.path_info
+        if is_api_path(path) or path.startswith(OAUTH_PREFIX):
+            try:
+                request.get_host()
+            except DisallowedHost as exc:
+                security_log.error("%s", exc)
+                return views.bad_request(request, exc)
+        return self.get_response(request)
 
 
 class ApiPathMiddleware:

@@ -203,7 +203,7 @@ REQUEST_SUCCEEDED = _core(
 INVALID_REQUEST = _core(
     "200.100.101",
     "invalid request message: the body, method, media type or size is not accepted",
-    http="400/405/413/415",
+    http="400/405/413/414/415/431",
     returned_by="any endpoint",
 )
 INVALID_PARAMETER = _core(

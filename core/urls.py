@@ -25,6 +25,10 @@ API_PREFIXES = ("pay", "v3", "merch-web", "issuer")
 _API_PATH = re.compile(r"^/(?:" + "|".join(re.escape(p) for p in API_PREFIXES) + r")(?:/|$)")
 
 
+# The issuer's OAuth 2.0 endpoints (issuer/urls_oauth.py): their errors are RFC 6749's objects.
+OAUTH_PREFIX = "/oauth2/"
+
+
 def is_api_path(path: str) -> bool:
     return bool(_API_PATH.match(path))
 

@@ -4,8 +4,10 @@ import logging
 import sys
 from typing import Any
 
+from django.core.exceptions import SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 from rest_framework.exceptions import MethodNotAllowed
@@ -15,6 +17,7 @@ from .envelope import envelope
 from .errors import error_answer, is_database_unavailable
 from .schema import documented
 from .schema.pages import html
+from .urls import OAUTH_PREFIX, is_api_path
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +42,26 @@ def _home_operations() -> dict[str, dict[str, Any]]:
 def home(request: HttpRequest) -> HttpResponse:
     """`/`: where to go from here (the API docs and schema, the admin, the merchant portal)."""
     return render(request, "home.html")
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler400: what Django refuses before any view (a Host not in ALLOWED_HOSTS, a
+    suspicious request). Under an API prefix the envelope's 400 (200.100.101); under /oauth2/
+    RFC 6749's error object; elsewhere Django's own page. Nothing here may ask the request for
+    its host: that is what failed."""
+    path = request.path_info
+    description = "the request is not accepted (its Host or form)"
+    if is_api_path(path):
+        body = envelope(results.INVALID_REQUEST, description=description)
+        return JsonResponse(body, status=400)
+    if path.startswith(OAUTH_PREFIX):
+        return JsonResponse(oauth_error("invalid_request", description), status=400)
+    return defaults.bad_request(request, exception or SuspiciousOperation())
+
+
+def oauth_error(error: str, description: str) -> dict[str, str]:
+    """RFC 6749 (section 5.2) error object."""
+    return {"error": error, "error_description": description}
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
