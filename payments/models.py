@@ -288,6 +288,17 @@ class Payment(models.Model):
         return self.captured_amount - self.refunded_amount - self.refunding_amount
 
     @property
+    def timeout_reversal_id(self) -> str | None:
+        """The reversal (transactionSource TIMEOUT) of a payment that answers 900.100.301: no
+        answer from the network in time, reversed. None for any other payment (no query)."""
+        if self.result_code != "900.100.301":
+            return None
+        reversals = self.children.filter(
+            payment_type=PaymentType.RV, transaction_source=TransactionSource.TIMEOUT
+        )
+        return reversals.order_by("-created_at").values_list("pk", flat=True).first()
+
+    @property
     def reversible(self) -> Decimal:
         """What a reversal may still take: the amount less reversals, done or in flight."""
         return (self.amount or ZERO) - self.reversed_amount - self.reversing_amount

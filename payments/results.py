@@ -102,6 +102,12 @@ TIMEOUT_UNCERTAIN = _d(
     "timeout, uncertain result: reverse it with transactionSource TIMEOUT",
     INITIAL,
 )
+TIMEOUT_REVERSED = _d(
+    "900.100.301",
+    "no answer from the network in time; reversed (resultDetails.ReversalId names the reversal)",
+    f"{INITIAL} whose answer never came, once its TIMEOUT reversal is approved (the janitor's or "
+    "the merchant's)",
+)
 
 # --- 3-D Secure -------------------------------------------------------------------------------
 THREEDS_PENDING = _d(

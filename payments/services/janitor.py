@@ -7,7 +7,8 @@ of the request, by its reference, outside any transaction; the answer is then re
 as the request would have (engine.finalize: the same locks, the same settlement of the totals).
 When the network cannot say, the payment is recorded as timed out (900.100.300) and:
 - an authorization (PA, DB, CD, CV) is reversed at the network with transactionSource TIMEOUT
-  (an RV of its own, reference TIMEOUT + the payment's id), so no hold stays on the card;
+  (an RV of its own, reference TIMEOUT + the payment's id), so no hold stays on the card; once
+  approved, the payment answers 900.100.301 with the reversal's id (referenced.settle);
 - a referenced operation's reservation is released (nothing was captured or refunded here).
 A payment finalized meanwhile (the request's own finalize won) is left as it is.
 """

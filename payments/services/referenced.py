@@ -18,6 +18,7 @@ from core.results import Result, family_of
 from .. import results as payment_results
 from ..connectors.base import NetworkAnswer
 from ..models import ZERO, Payment, PaymentType, TransactionSource
+from ..render import payment_body
 from . import engine, network
 from .engine import Claim
 from .initial import merchant_refusal
@@ -182,6 +183,20 @@ def settle(payment: Payment, locked: dict[str, Payment], answer: NetworkAnswer) 
         apply_to_totals(payment, original)
     for row, _ in _touched(payment, original):
         row.save(update_fields=list(TOTALS))
+    if answer.approved and _undoes_a_timeout(payment, original):
+        # No longer uncertain: the original says it was reversed, and by which reversal.
+        result = payment_results.TIMEOUT_REVERSED
+        original.result_code, original.result_description = result.code, result.description
+        original.response_body = payment_body(original)
+        original.save(update_fields=["result_code", "result_description", "response_body"])
+
+
+def _undoes_a_timeout(payment: Payment, original: Payment) -> bool:
+    return (
+        payment.payment_type == PaymentType.RV
+        and payment.transaction_source == TransactionSource.TIMEOUT
+        and original.result_code == payment_results.TIMEOUT_UNCERTAIN.code
+    )
 
 
 def workflow_refusal(payment: Payment, original: Payment) -> Result | None:

@@ -110,13 +110,43 @@ def test_the_janitor_reverses_an_authorization_the_network_cannot_account_for(pa
     assert (outcome.resolved, outcome.reversed) == (0, 1)
     payment = Payment.objects.get(pk=payment_id)
     assert payment.state == PaymentState.DONE and not payment.successful
-    assert payment.result_code == "900.100.300"
+    assert payment.result_code == "900.100.301"  # no answer in time; reversed (issue 32)
     reversal = Payment.objects.get(referenced=payment)
     assert (reversal.payment_type, reversal.transaction_source) == ("RV", "TIMEOUT")
     assert reversal.successful and reversal.amount == Decimal("30.00")
     assert reversal.merchant_transaction_id == f"TIMEOUT{payment_id[:25]}"
     assert payment.reversed_amount == Decimal("30.00") and payment.reversing_amount == 0
     assert network_log("follow-up RV", reversal.pk)
+
+
+def test_a_payment_the_janitor_reversed_answers_so_with_its_reversal(payer, network_log):
+    """Not "uncertain: reverse it" once it is reversed (issue 32): 900.100.301 with the
+    reversal's id; a reversal asked again is refused, as the payment says why."""
+    payment_id = payer.pay("DB", "30.00", number=SILENT).json()["id"]
+    assert resolve().reversed == 1
+    reversal = Payment.objects.get(referenced_id=payment_id)
+    for answer in (payer.get(payment_id).json(), Payment.objects.get(pk=payment_id).response_body):
+        assert answer["result"]["code"] == "900.100.301"
+        assert answer["result"]["description"].startswith("no answer from the network in time")
+        assert answer["resultDetails"]["ReversalId"] == reversal.pk
+    again = payer.ref("RV", payment_id, amount=None, transactionSource="TIMEOUT")
+    assert code(again) == "700.400.300"
+
+
+def test_a_timeout_reversal_the_merchant_sends_settles_it_too(payer, network_log, monkeypatch):
+    """The janitor could not reverse (the network was down then): the merchant's own RV with
+    transactionSource TIMEOUT, as 900.100.300's description asks, makes it 900.100.301."""
+    from payments.services import janitor
+
+    monkeypatch.setattr(janitor, "_reverse", lambda payment: None)
+    payment_id = payer.pay("DB", "30.00", number=SILENT).json()["id"]
+    resolve()
+    assert code(payer.get(payment_id)) == "900.100.300"
+    reversal = payer.ref("RV", payment_id, amount=None, transactionSource="TIMEOUT")
+    assert code(reversal) == "000.000.000"
+    answer = payer.get(payment_id).json()
+    assert answer["result"]["code"] == "900.100.301"
+    assert answer["resultDetails"]["ReversalId"] == reversal.json()["id"]
 
 
 def test_the_janitor_leaves_payments_younger_than_the_connector_timeout(payer):

@@ -32,6 +32,12 @@ PAYMENT_ANSWER = Table(
         F("resultDetails.AuthCode", AN(6), attr="auth_code"),
         F("resultDetails.AcquirerResponse", TEXT, attr="acquirer_response"),
         F("resultDetails.clearingInstituteName", TEXT, attr="clearing_institute"),
+        F(
+            "resultDetails.ReversalId",
+            TRANSACTION_ID,
+            attr="timeout_reversal_id",
+            meaning="with 900.100.301: the reversal that undid a payment whose answer never came",
+        ),
         F("additionalData.TraceAuditNo", N(6), attr="stan"),
         F("additionalData.EntryMode", N(2), attr="entry_mode"),
         F("additionalData.ConditionCode", N(2), attr="condition_code"),
