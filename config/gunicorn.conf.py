@@ -6,6 +6,7 @@ Run with: gunicorn -c config/gunicorn.conf.py config.wsgi
 import gc
 import multiprocessing
 import os
+import sys
 
 bind = os.environ.get("GUNICORN_BIND") or f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
@@ -43,6 +44,24 @@ def post_fork(server, worker):  # noqa: ARG001 - gunicorn hook signature
     # Objects created while preloading are shared copy-on-write with the master; freezing them
     # keeps the cyclic GC from touching (and so copying) those pages in every worker.
     gc.freeze()
+    _die_with_the_master(server.pid)
+
+
+def _die_with_the_master(master_pid):
+    """A worker whose master is killed (SIGKILL, the OOM killer) gets SIGTERM at once and ends
+    as on a shutdown (its request finished), instead of living on as an orphan that still holds
+    the listening socket, so the supervisor's new master can bind it (docs/operations.md,
+    "When the master dies"). Linux's PR_SET_PDEATHSIG; elsewhere gunicorn's own check, which
+    ends an orphan once it is idle."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() != master_pid:  # it died before the prctl: nobody would send the signal
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 # Prometheus (docs/operations.md, Metrics): with PROMETHEUS_MULTIPROC_DIR set, every worker

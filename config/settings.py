@@ -15,6 +15,7 @@ from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from core.logging import log_format
+from demo.credentials import demo_credentials_file
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -409,7 +410,15 @@ ISSUER_NAME = env.str("ISSUER_NAME", default="Demo Bank")
 # The embedded demo (`make run`): seed_demo and issuer_demo keep the demo's credentials and its
 # requestor's private keys in these git-ignored files (mode 0600), so every run prints the same
 # ones (docs/decisions.md, "Hardening (issue 9)"). Nothing else reads them.
-DEMO_CREDENTIALS_FILE = BASE_DIR / "var" / "demo-credentials.json"
+# One file per database: the embedded SQLite demo's is var/demo-credentials.json (what the docs'
+# examples read); a DATABASE_URL gets its own, named after the database, so seeding another
+# database never overwrites the demo's credentials (demo/credentials.py).
+DEMO_CREDENTIALS_FILE = Path(
+    env.str("DEMO_CREDENTIALS_FILE", default="")
+    or demo_credentials_file(
+        BASE_DIR, DATABASES["default"], default=not env.str("DATABASE_URL", default="")
+    )
+)
 DEMO_REQUESTOR_KEY_FILE = BASE_DIR / "var" / "demo-requestor" / "oob-client.json"
 # Named explicitly because issuer.RequestorProfile points at the (swappable) Application model.
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"

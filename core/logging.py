@@ -56,7 +56,7 @@ def json_formatter() -> logging.Formatter:
     class Formatter(JsonFormatter):
         def formatException(self, ei) -> str:  # type: ignore[no-untyped-def]  # noqa: N802
             # It formats exc_info itself rather than take the filter's masked exc_text.
-            return mask_pans(super().formatException(ei))
+            return mask_pans(str(super().formatException(ei)))
 
     return Formatter(JSON_FORMAT, rename_fields=JSON_RENAMED, timestamp=True)
 
@@ -94,7 +94,7 @@ class MaskCardNumbers(logging.Filter):
             message = record.getMessage()
         except Exception:  # noqa: BLE001 - a bad format: the formatter reports it as it would
             return True
-        record.msg, record.args = mask_pans(message), None
+        record.msg, record.args = mask_pans(str(message)), None
         for name, value in list(record.__dict__.items()):
             if name not in _RECORD_ATTRIBUTES and isinstance(value, str | dict | list | tuple):
                 setattr(record, name, mask_pans_in(value))

@@ -75,12 +75,12 @@ def url_problem(url: str, *, insecure: bool | None = None) -> str:
         sent.port  # noqa: B018
     except (requests.RequestException, ValueError, UnicodeError):
         return "must be an absolute http or https URL"
-    scheme = (sent.scheme or "").lower()
+    scheme = str(sent.scheme or "").lower()
     if scheme not in ("http", "https"):
         return "must be an absolute http or https URL"
     if "@" in python.netloc or "@" in sent.netloc or sent.username or python.username:
         return "must not carry a user name or password"
-    host = (sent.hostname or "").lower()
+    host = str(sent.hostname or "").lower()
     if not host:
         return "must name a host"
     address = _ip(host)

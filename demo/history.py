@@ -32,6 +32,7 @@ from payments.services import (
     payment_reverse,
 )
 from payments.services.types import PaymentOutcome
+from reconciliation.models import FeePlan, FeeRule
 from reconciliation.recon.generate import recon_file_generate
 
 DAYS = 3  # the previous business days the demo fills
@@ -63,6 +64,25 @@ DAY = (
 )
 
 
+# What the bank charges the demo merchant (its fee plan, as bank staff keep it in the admin), so
+# the settlements and reports show fees, not 0.00: MDR per brand, a 3-D Secure and a scheme fee.
+FEE_RULES = (("VISA", "1.400", "0.10"), ("MASTER", "1.600", "0.10"), ("", "1.800", "0.15"))
+THREEDS_FEE, SCHEME_FEE = Decimal("0.05"), Decimal("0.02")
+
+
+def demo_fee_plan(merchant: Merchant) -> FeePlan:
+    """The demo merchant's fee plan, made once (a plan bank staff changed is left as it is)."""
+    plan, created = FeePlan.objects.get_or_create(
+        merchant=merchant, defaults={"threeds_fee": THREEDS_FEE, "scheme_fee": SCHEME_FEE}
+    )
+    if created:
+        FeeRule.objects.bulk_create(
+            FeeRule(plan=plan, brand=brand, mdr_percent=Decimal(mdr), fixed=Decimal(fixed))
+            for brand, mdr, fixed in FEE_RULES
+        )
+    return plan
+
+
 def history_days(now: datetime) -> list[date]:
     """The previous business days (their cut-off has passed), oldest first."""
     last = last_business_day(now)
@@ -74,6 +94,7 @@ def seed_history(*, merchant: Merchant, now: datetime | None = None) -> list[dat
     Runs outside any transaction: the payment services call the network between their own."""
     now = now or timezone.now()
     days = history_days(now)
+    demo_fee_plan(merchant)
     caller = Caller(
         entity=merchant.entity, entity_type="MERCHANT", merchant=merchant, terminal=None
     )

@@ -63,7 +63,7 @@ class AmountLimitForm(forms.ModelForm):
         fields = ("currency", "max_amount")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         currency, amount = data.get("currency"), data.get("max_amount")
         exponent = minor_units(currency) if currency else None
         if amount is not None and exponent is not None and not within_exponent(amount, exponent):

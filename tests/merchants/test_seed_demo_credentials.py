@@ -108,7 +108,7 @@ def test_a_deleted_file_rotates_what_exists_and_says_so():
     assert kept_file()["participator"]["token"] == new["participator"]
 
 
-def test_a_credential_the_file_does_not_hold_is_rotated_alone():
+def test_a_corrupt_file_has_the_credential_it_lacks_rotated_alone():
     old = printed(seed()[0])
     data = kept_file()
     data["participator"]["token"] = "not-the-token"
@@ -117,7 +117,7 @@ def test_a_credential_the_file_does_not_hold_is_rotated_alone():
     out, err = seed()
 
     new = printed(out)
-    assert "did not hold them" in err and "participator token" in err
+    assert "is corrupt" in err and "participator token" in err
     assert "merchant token" not in err and "password" not in err
     assert new["participator"] != old["participator"]
     assert {r: new[r] for r in ROLES[1:]} == {r: old[r] for r in ROLES[1:]}
@@ -134,3 +134,65 @@ def test_the_base_url_reaches_every_printed_url():
 def _request():  # type: ignore[no-untyped-def]
     """Sign-ins are throttled (django-axes), which wants the request they come in."""
     return RequestFactory().post("/portal/login/")
+
+
+# --- per database, and what a person changed (issue 32) ------------------------------------------
+
+
+def test_a_token_changed_in_the_portal_is_kept_and_reported_not_rotated():
+    from merchants.models import Entity
+    from merchants.services import entity_rotate_token
+
+    old = printed(seed()[0])
+    merchant = Entity.objects.get(entity_id="10000001")
+    chosen = entity_rotate_token(entity=merchant, changed_by="portal:merchant-admin")
+
+    out, err = seed()
+
+    assert "kept the merchant token" in err and "portal:merchant-admin" in err
+    assert "corrupt" not in err and "missing" not in err
+    assert "token=(yours: changed since, kept)" in out
+    assert entity_by_token(chosen).entity_id == "10000001"  # still the merchant's token
+    assert entity_by_token(old["participator"]).entity_id == "BANK0001"  # the others kept
+    assert kept_file()["merchant"]["token"] is None
+    # --rotate still makes new ones for all.
+    rotated = printed(seed("--rotate")[0])
+    assert entity_by_token(chosen) is None
+    assert entity_by_token(rotated["merchant"]).entity_id == "10000001"
+
+
+def test_the_file_names_its_database_and_another_databases_file_is_refused():
+    from django.core.management.base import CommandError
+    from django.db import connection
+
+    from demo.credentials import database_label
+
+    seed()
+    assert kept_file()["database"] == database_label(connection.settings_dict)
+    data = kept_file()
+    data["database"] = "postgresql://127.0.0.1:5432/elsewhere"
+    settings.DEMO_CREDENTIALS_FILE.write_text(json.dumps(data))
+
+    with pytest.raises(CommandError, match="another database"):
+        seed()
+    assert kept_file() == data  # not overwritten
+
+
+def test_each_database_has_a_file_of_its_own(tmp_path):
+    from demo.credentials import demo_credentials_file
+
+    sqlite = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(tmp_path / "db.sqlite3")}
+    postgres = {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": "cardplatform",
+        "HOST": "127.0.0.1",
+        "PORT": 5432,
+        "PASSWORD": "secret",
+    }
+    default = demo_credentials_file(tmp_path, sqlite, default=True)
+    other = demo_credentials_file(tmp_path, postgres, default=False)
+    assert default == tmp_path / "var" / "demo-credentials.json"
+    assert (
+        other == tmp_path / "var" / "demo-credentials-postgresql-127.0.0.1-5432-cardplatform.json"
+    )
+    assert "secret" not in str(other)

@@ -2,13 +2,16 @@
 merchant, terminal, merchant portal user and staff user.
 
 Safe to run again, and keeps what exists: the demo's tokens and passwords are kept in
-settings.DEMO_CREDENTIALS_FILE (var/demo-credentials.json, git-ignored, mode 0600), so every run
-prints the same credentials and a token saved from an earlier run keeps working. The platform
-stores tokens and passwords only hashed and shows them once; this file is the demo's exception
-(docs/decisions.md, "Hardening (issue 9)"). A credential the file does not hold (the file was
-deleted, or belongs to another database) is rotated, the file rewritten, and the command says so.
-`--rotate` makes new ones for all. Prints the credentials and a curl that creates a merchant, with
-`--base-url` (make run passes its own address).
+settings.DEMO_CREDENTIALS_FILE (var/demo-credentials.json for the embedded SQLite database, a file
+named after the database for a DATABASE_URL; git-ignored, mode 0600), so every run prints the same
+credentials and a token saved from an earlier run keeps working. The platform stores tokens and
+passwords only hashed and shows them once; this file is the demo's exception (docs/decisions.md,
+"Hardening (issue 9)"). The file names its database: one of another database is refused, never
+overwritten. A token a person changed since (in the portal or the admin) is kept and reported,
+not shown. A credential the file should hold and does not (a deleted or corrupt file) is rotated,
+the file rewritten, and the command says so. `--rotate` makes new ones for all. Prints the
+credentials and a curl that creates a merchant, with `--base-url` (make run passes its own
+address).
 
 It also gives the demo merchant a recent past (demo.history): payments on the previous business
 days, settled and filed, so Settlements, Daily files and the reports are not empty.
@@ -24,15 +27,23 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand, CommandParser
-from django.db import transaction
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection, transaction
 
 from core.bearer import token_hash
+from demo.credentials import database_label
 from demo.history import seed_history
 from issuer import demo as issuer_demo
 from issuer.cards import money as issuer_money
 from issuer.cards import services as issuer_services
-from merchants.models import Entity, EntityType, Merchant, PortalUser, ThreeDSStatus
+from merchants.models import (
+    Entity,
+    EntityTokenChange,
+    EntityType,
+    Merchant,
+    PortalUser,
+    ThreeDSStatus,
+)
 from merchants.services import (
     entity_create,
     entity_rotate_token,
@@ -100,6 +111,9 @@ def write_private(path: Path, data: dict[str, Any]) -> None:
 
 # The issuer's demo requestor (issuer_demo registers it): the demo cards are its.
 ISSUER_REQUESTOR = "oob-client"
+# Who the command is in a token's history; "system" is what earlier versions wrote.
+SEEDERS = ("seed_demo", "system")
+KEPT_TOKEN = "(yours: changed since, kept)"
 
 
 class Command(BaseCommand):
@@ -120,20 +134,30 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         base = (options["base_url"] or settings.ISSUER_BASE_URL).rstrip("/")
         path = Path(settings.DEMO_CREDENTIALS_FILE)
+        database = database_label(connection.settings_dict)
         kept = read_credentials(path)
+        if kept is not None and kept.get("database", database) != database:
+            raise CommandError(
+                f"{shown_path(path)} holds the demo credentials of another database "
+                f"({kept['database']}), not of {database}: nothing was changed. Set "
+                "DEMO_CREDENTIALS_FILE to a file of this database's own."
+            )
         self.rotate = options["rotate"]
         self.saved = kept or {}
         self.replaced: list[str] = []
+        self.changed_by_people: list[str] = []
 
         with transaction.atomic():
             credentials = self.seed()
-            write_private(path, {"baseUrl": base, **credentials})
+            write_private(path, {"baseUrl": base, "database": database, **credentials})
 
+        for change in self.changed_by_people:
+            self.stderr.write(
+                f"kept the {change}: not shown (`seed_demo --rotate` makes new ones for all)"
+            )
         if self.replaced:
             why = (
-                "was missing or unreadable"
-                if kept is None
-                else "did not hold them (another database, or changed in the admin)"
+                "was missing or unreadable" if kept is None else "is corrupt: it did not hold them"
             )
             self.stderr.write(
                 self.style.WARNING(
@@ -143,6 +167,10 @@ class Command(BaseCommand):
             )
         # Outside the transaction: the payment services call the network between their own.
         days = seed_history(merchant=Merchant.objects.get(merchant_id=MERCHANT_ID))
+        # The days the demo has, for the docs' report examples (docs/api.md: $FIRST, $DAY).
+        write_private(
+            path, {**(read_credentials(path) or {}), "historyDays": [f"{d:%Y%m%d}" for d in days]}
+        )
         self.stdout.write(
             f"Demo history: the merchant's payments of {days[0]:%Y-%m-%d} to {days[-1]:%Y-%m-%d}, "
             "settled and filed (portal: Settlements, Daily files)"
@@ -152,6 +180,8 @@ class Command(BaseCommand):
     # --- the objects ---------------------------------------------------------------------------
 
     def seed(self) -> dict[str, Any]:
+        bank_token: str | None
+        merchant_token: str | None
         bank = Entity.objects.filter(entity_id=PARTICIPATOR_ID).first()
         if bank is None:
             bank, bank_token = entity_create(
@@ -217,14 +247,22 @@ class Command(BaseCommand):
         value = (self.saved.get(role) or {}).get(field) if not self.rotate else None
         return value if isinstance(value, str) else ""
 
-    def token_of(self, entity: Entity, role: str) -> str:
-        """The kept token when it is still the entity's, else a new one."""
+    def token_of(self, entity: Entity, role: str) -> str | None:
+        """The kept token when it is still the entity's; None (kept, not shown) when a person
+        changed it since (the portal, the admin); else a new one."""
         token = self.kept(role, "token")
         if token and hmac.compare_digest(token_hash(token), entity.token_hash):
             return token
         if not self.rotate:
+            last = EntityTokenChange.objects.filter(entity=entity).first()  # newest first
+            if last is not None and last.changed_by not in SEEDERS:
+                self.changed_by_people.append(
+                    f"{role} token (…{entity.token_last4}), changed by {last.changed_by} on "
+                    f"{last.changed_at:%Y-%m-%d %H:%M} UTC"
+                )
+                return None
             self.replaced.append(f"{role} token")
-        return entity_rotate_token(entity=entity)
+        return entity_rotate_token(entity=entity, changed_by="seed_demo")
 
     def user_with_password(self, username: str, role: str) -> tuple[User, str]:
         """The user (created when missing) and its password: the kept one when it still works,
@@ -246,7 +284,7 @@ class Command(BaseCommand):
     # --- the output ----------------------------------------------------------------------------
 
     def show(self, base: str, path: Path, credentials: dict[str, Any]) -> None:
-        bank_token = credentials["participator"]["token"]
+        bank_token = credentials["participator"]["token"] or KEPT_TOKEN
         merchant = credentials["merchant"]
         out = self.stdout.write
         if self.rotate:
@@ -257,7 +295,7 @@ class Command(BaseCommand):
         )
         out(
             f"  merchant      merchant.id={MERCHANT_ID} entityId={merchant['entityId']} "
-            f"entityType=MERCHANT token={merchant['token']}"
+            f"entityType=MERCHANT token={merchant['token'] or KEPT_TOKEN}"
         )
         out(
             f"  terminal      pos.terminalId={TERMINAL_ID} (entityType=POS with the merchant token)"
