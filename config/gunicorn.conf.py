@@ -44,7 +44,8 @@ def post_fork(server, worker):  # noqa: ARG001 - gunicorn hook signature
     # Objects created while preloading are shared copy-on-write with the master; freezing them
     # keeps the cyclic GC from touching (and so copying) those pages in every worker.
     gc.freeze()
-    _die_with_the_master(server.pid)
+    if worker is not None:  # gunicorn always passes it (a test of the freeze passes none)
+        _die_with_the_master(worker.ppid)
 
 
 def _die_with_the_master(master_pid):

@@ -3,7 +3,8 @@
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Min, Q, QuerySet
+from django.db import connection
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from core.bearer import token_hash
@@ -13,7 +14,7 @@ from core.lookups import one
 from core.prepared import TEXT, PreparedRead
 
 from . import results
-from .models import AmountLimit, Entity, EntityType, Merchant, PortalUser
+from .models import Entity, EntityType, Merchant, PortalUser
 
 # Read on every API request: its SQL is compiled once per process (core.prepared).
 _ENTITY_BY_TOKEN = PreparedRead(
@@ -109,10 +110,20 @@ class EntityDirectory:
         return frozenset({EntityType.MERCHANT, EntityType.POS})
 
 
+CENT = Decimal("0.01")
+# Read on every payment, as plain SQL (nothing to compile): the lower of the merchant's and the
+# platform's limit in a currency. tests/merchants/test_amount_limit_sql.py holds it to the model.
+AMOUNT_LIMIT_SQL = (
+    'SELECT MIN("max_amount") FROM "merchants_amountlimit" '
+    'WHERE "currency" = %s AND ("merchant_id" = %s OR "merchant_id" IS NULL)'
+)
+
+
 def amount_limit_for(*, merchant: Merchant, currency: str) -> Decimal | None:
     """The most one payment of the merchant may be for in `currency`: the lower of its own limit
     and the platform's, or None when neither is set (one indexed read)."""
-    limits = AmountLimit.objects.filter(
-        Q(merchant=merchant) | Q(merchant__isnull=True), currency=currency
-    )
-    return limits.aggregate(lowest=Min("max_amount"))["lowest"]
+    with connection.cursor() as cursor:
+        cursor.execute(AMOUNT_LIMIT_SQL, [currency, merchant.pk])
+        (lowest,) = cursor.fetchone()
+    # SQLite answers a number; the column is two decimal places.
+    return None if lowest is None else Decimal(str(lowest)).quantize(CENT)
