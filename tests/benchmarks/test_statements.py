@@ -17,10 +17,10 @@ The counts, and what each statement is:
 - an issuer Purchase (8): the card with its letter; the card locked; its limits; the ledger
   account locked with its holds' total; the journal; its entries; the balances (one UPDATE);
   the CardTransaction.
-- an on-us DB (14; 13 before issue 32, 26 before issue 21): the payment's 5; the payment
-  locked, since the local issuer is asked under its lock; the issuer's card by the number's
-  fingerprint; then a Purchase's 7 after its card (the card locked, its limits, the ledger account with its holds,
-  the journal, its entries, the balances, the CardTransaction).
+- an on-us DB (14; 13 before issue 32, 26 before issue 21): the payment's 5; the payment locked,
+  since the local issuer is asked under its lock; the issuer's card by the number's fingerprint;
+  then a Purchase's 7 after its card (the card locked, its limits, the ledger account with its
+  holds, the journal, its entries, the balances, the CardTransaction).
 """
 
 import uuid
