@@ -34,9 +34,11 @@ def safe_path(path: str) -> str:
 
 # --- Card numbers, wherever they are ----------------------------------------------------------
 # A run of digit groups, each joined by one space or dash ("4111 1111 1111 1111", "4111-1111-..."),
-# not glued to a hex digit before it (the digits inside a request id or a UUID), except a
+# not glued to a hex digit before or after it (the digits inside a request id or a UUID), except a
 # percent-escape's (`%3D4111...`).
-_DIGIT_RUN = re.compile(r"(?:(?<![0-9A-Fa-f])|(?<=%[0-9A-Fa-f]{2}))[0-9]+(?:[ -][0-9]+)*(?![0-9])")
+_DIGIT_RUN = re.compile(
+    r"(?:(?<![0-9A-Fa-f])|(?<=%[0-9A-Fa-f]{2}))[0-9]+(?:[ -][0-9]+)*(?![0-9A-Fa-f])"
+)
 _GROUP = re.compile(r"[0-9]+")
 PAN_MIN, PAN_MAX = 13, 19
 

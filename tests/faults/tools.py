@@ -370,6 +370,8 @@ def celery_worker(log_path: Path, env: dict[str, str]) -> Iterator[subprocess.Po
     environment = {
         **os.environ,
         "DJANGO_DEBUG": "false",
+        # The receivers are plain HTTP on 127.0.0.1, which only local testing may call.
+        "NOTIFICATION_ALLOW_INSECURE_URLS": "true",
         "DATABASE_URL": url_of_test_database(),
         **env,
     }
