@@ -165,14 +165,23 @@ def test_a_provisional_run_is_settled_again_for_the_daily_file(merchant, payer, 
 
 
 def test_the_beat_task_settles_the_last_day_whose_cutoff_passed(merchant, day_of_payments):
-    from datetime import UTC, datetime
+    from unittest import mock
 
-    from core.business_day import last_business_day
     from reconciliation.tasks import settle_last_day
 
-    noon = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
-    assert last_business_day(noon).isoformat() == "2026-11-23"  # 24 ends at midnight
-    assert settle_last_day() >= 0
+    ended = business_day_bounds(day_of_payments)[1]
+    # Before the cut-off the last day that ended is the one before: nothing of it to settle.
+    with mock.patch("reconciliation.tasks.timezone.now", return_value=ended - timedelta(hours=1)):
+        assert settle_last_day() == 0
+    assert not SettlementRun.objects.filter(merchant=merchant).exists()
+    # After it, the payments' day is settled, once a merchant, with the day's figures; a second
+    # run the same hour gives the same run.
+    with mock.patch("reconciliation.tasks.timezone.now", return_value=ended + timedelta(hours=1)):
+        assert settle_last_day() == 1
+        assert settle_last_day() == 1
+    [run] = SettlementRun.objects.filter(merchant=merchant)
+    assert run.day == day_of_payments and not run.provisional
+    assert (run.sales_count, run.sales_amount) == (4, Decimal("265.00"))
 
 
 def test_staff_see_runs_and_settle_again(admin_client, merchant, day_of_payments):
