@@ -16,10 +16,11 @@ surfaces from a direct call); `Unbalanced` and `InvalidHold` are defects of the 
 a requestor's input, and answer what any unexpected error does (999.999.999, HTTP 500 outside the
 issuer's JWE API), logged where they are found."""
 
+import contextlib
 import functools
 import logging
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -34,7 +35,7 @@ from core.errors import ApplicationError
 from core.prepared import DECIMAL, INTEGER, MANY_ROWS, PreparedChange, PreparedInsert
 
 from .. import results
-from .lock_objects import accounts_lock, hold_lock
+from .lock_objects import account_lock_with_held, accounts_lock, hold_lock
 from .models import Entry, Hold, Journal, LedgerAccount
 from .selectors import holds_counting
 
@@ -87,39 +88,40 @@ def post(
     kind: str,
     lines: list[tuple[LedgerAccount, Decimal]],
     description: str = "",
-    checked: Mapping[int, LedgerAccount] | None = None,
+    locked: Sequence[LedgerAccount] = (),
 ) -> Journal:
-    """One journal of `lines` (account, signed amount), which must sum to zero per currency.
+    """One journal of `lines` (account, signed amount), which must sum to zero per currency, in
+    the caller's transaction (or one of its own).
 
-    The accounts that may not go below zero are locked first (pk order) and checked; the
-    issuer's own accounts (allow_negative) are updated last, with `balance = balance + delta`
-    in pk order, so their rows, which every movement touches, stay locked only from there to
-    the commit rather than for the whole operation.
-
-    `checked`: accounts the caller has already locked in its transaction, each with its
-    `held_total` (lock_objects.account_lock_with_held): they are not read again, the rule is
-    checked on what the caller read, and the journal joins the caller's transaction without a
-    savepoint of its own (a refusal here rolls the caller back). Every balance moves in one
-    UPDATE."""
-    if checked:
-        return _post_checked(kind=kind, lines=lines, description=description, checked=checked)
+    Every account that may not go below zero is read under its row lock with what its holds
+    set aside (`account_lock_with_held`), in pk order, and checked: balance - held + change
+    never below zero (`InsufficientFunds`, raised before anything is written). `locked`: the
+    accounts the caller has already read so in this transaction (its funds check): they are not
+    read again, and the posting keeps their `balance` current. Then the journal, its entries
+    and every balance, the issuer's own accounts (allow_negative) included, in one UPDATE in pk
+    order, so those rows, which every movement touches, stay locked only from there to the
+    commit."""
     change = _balanced_change(lines)
-    guarded = [account for account, _ in lines if not account.allow_negative]
-    with transaction.atomic():
-        locked = accounts_lock(accounts=guarded)
-        for pk, account in locked.items():
-            if change[pk] < 0 and available(account=account) + change[pk] < 0:
+    read = {account.pk: account for account in locked}
+    guarded = sorted({account.pk for account, _ in lines if not account.allow_negative})
+    within = transaction.get_connection().in_atomic_block
+    with contextlib.nullcontext() if within else transaction.atomic():
+        for pk in guarded:
+            if pk not in read:
+                read[pk] = account_lock_with_held(account=LedgerAccount(pk=pk))
+            account = read[pk]
+            held = account.held_total  # type: ignore[attr-defined]  # account_lock_with_held's
+            if change[pk] < 0 and account.balance - held + change[pk] < 0:
                 raise InsufficientFunds(f"{account} cannot pay {-change[pk]}")
-        journal = Journal.objects.create(kind=kind, description=description)
-        Entry.objects.bulk_create(
+        journal = _JOURNAL.insert(Journal(kind=kind, description=description))
+        entries = [
             Entry(journal=journal, account_id=account.pk, currency=account.currency, amount=amount)
             for account, amount in lines
-        )
-        for pk, account in locked.items():
-            account.balance += change[pk]
-            account.save(update_fields=["balance"])
-        for pk in sorted(set(change) - set(locked)):
-            LedgerAccount.objects.filter(pk=pk).update(balance=F("balance") + change[pk])
+        ]
+        _ENTRIES.insert_many(entries)
+        _move_balances(sorted(change.items()))
+        for pk in guarded:
+            read[pk].balance += change[pk]
     return journal
 
 
@@ -151,32 +153,8 @@ def _balances_move(count: int) -> PreparedChange:
     )
 
 
-def _post_checked(
-    *,
-    kind: str,
-    lines: list[tuple[LedgerAccount, Decimal]],
-    description: str,
-    checked: Mapping[int, LedgerAccount],
-) -> Journal:
-    change = _balanced_change(lines)
-    guarded = {account.pk for account, _ in lines if not account.allow_negative}
-    if not guarded <= set(checked):
-        raise Unbalanced("a guarded account of the journal is not among the checked ones")
-    assert transaction.get_connection().in_atomic_block, "post inside the caller's transaction"
-    for pk in guarded:
-        account = checked[pk]
-        held = account.held_total  # type: ignore[attr-defined]  # account_lock_with_held's
-        if change[pk] < 0 and account.balance - held + change[pk] < 0:
-            raise InsufficientFunds(f"{account} cannot pay {-change[pk]}")
-    journal = _JOURNAL.insert(Journal(kind=kind, description=description))
-    _ENTRIES.insert_many(
-        [
-            Entry(journal=journal, account_id=account.pk, currency=account.currency, amount=amount)
-            for account, amount in lines
-        ]
-    )
-    # Every balance in one statement, rows in pk order (the order every lock takes them in).
-    moves = sorted(change.items())
+def _move_balances(moves: list[tuple[int, Decimal]]) -> None:
+    """Every balance in one statement, rows in pk order (the order every lock takes them in)."""
     if moves and len(moves) <= MANY_ROWS:
         arguments: dict[str, Any] = {f"account{i}": pk for i, (pk, _) in enumerate(moves)}
         arguments.update({f"delta{i}": delta for i, (_, delta) in enumerate(moves)})
@@ -184,9 +162,6 @@ def _post_checked(
     elif moves:
         queryset, assignments = _moved_balances(moves)
         queryset.update(**assignments)
-    for pk in guarded:
-        checked[pk].balance += change[pk]
-    return journal
 
 
 def _balanced_change(lines: list[tuple[LedgerAccount, Decimal]]) -> dict[int, Decimal]:

@@ -207,16 +207,23 @@ def record(
 
 
 def post_to(
-    *, kind: str, card: Card, amount: Decimal, counter: LedgerAccount, description: str = ""
+    *,
+    kind: str,
+    card: Card,
+    amount: Decimal,
+    counter: LedgerAccount,
+    description: str = "",
+    funds_checked: bool = False,
 ) -> Journal:
-    """Debit (amount < 0) or credit (amount > 0) the card's account against `counter`. An
-    account the funds check locked (with its holds' total) is posted to as it was read."""
+    """Debit (amount < 0) or credit (amount > 0) the card's account against `counter`.
+    `funds_checked`: `funds_problem` read the card's account under its lock in this
+    transaction, and it is posted to as it was read."""
     account = card.account.ledger
     return ledger.post(
         kind=kind,
         lines=[(account, amount), (counter, -amount)],
         description=description,
-        checked={account.pk: account} if hasattr(account, "held_total") else None,
+        locked=[account] if funds_checked else [],
     )
 
 
@@ -252,7 +259,14 @@ def pay_out(
     def act(card: Card) -> Done:
         counter = issuer_account(purpose=purpose, currency=currency)
         kind = movement.type
-        journal = post_to(kind=kind, card=card, amount=-amount, counter=counter, description=kind)
+        journal = post_to(
+            kind=kind,
+            card=card,
+            amount=-amount,
+            counter=counter,
+            description=kind,
+            funds_checked=True,  # `check` ends with funds_problem
+        )
         # The funds check read the account under its lock; the posting kept it current.
         return Done(
             journal=journal, counts=counts, balances=balances_read(account=card.account.ledger)

@@ -127,7 +127,9 @@ def reversal(*, request: Request, original: CardTransaction) -> Answer:
     def act(card: Card) -> Done:
         counter = issuer_account(purpose=REVERSED_FROM[original.type], currency=original.currency)
         amount = -original.amount if debit else original.amount
-        journal = post_to(kind="REVERSAL", card=card, amount=amount, counter=counter)
+        journal = post_to(
+            kind="REVERSAL", card=card, amount=amount, counter=counter, funds_checked=debit
+        )
         CardTransaction.objects.filter(pk=original.pk).update(reversed=True)
         return Done(journal=journal)
 
