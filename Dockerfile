@@ -38,7 +38,7 @@ RUN pip install . \
 
 # Fail the build, not the first task, when a production-only import is missing: Celery's Redis
 # transport needs `packaging`, which only the celery[redis] extra brings in.
-RUN python -c "import kombu.transport.redis, psycopg2, redis"
+RUN python -c "import kombu.transport.redis, psycopg, psycopg_pool, redis"
 
 # Static files for WhiteNoise, with the production storage (compressed).
 RUN DJANGO_DEBUG=false python manage.py collectstatic --noinput

@@ -188,13 +188,13 @@ class CpuSampler:
     SAMPLE_S = 0.25
 
     def __init__(self, master_pid: int, database_url: str) -> None:
-        import psycopg2
+        import psycopg
 
         self.master = master_pid
         params = payments_bench._pg_params(database_url)
         self.database = params.pop("dbname")
         # One connection for the window (to the maintenance database, so not counted as ours).
-        self.conn = psycopg2.connect(dbname="postgres", connect_timeout=5, **params)
+        self.conn = psycopg.connect(dbname="postgres", connect_timeout=5, **params)
         self.conn.autocommit = True
         self.first: dict[str, dict[int, float]] = {"server": {}, "postgres": {}}
         self.last: dict[str, dict[int, float]] = {"server": {}, "postgres": {}}

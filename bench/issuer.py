@@ -533,7 +533,7 @@ BREAKDOWN = {
         "    jwe.decrypt (RSA-OAEP-256 3072 unwrap)": ("issuer/jwe.py", "decrypt"),
         "    operations.perform (1 query, envelope)": ("issuer/operations.py", "perform"),
         "    jwe.encrypt (answer)": ("issuer/jwe.py", "encrypt"),
-        "psycopg2 cursor.execute (all queries)": ("~", "<method 'execute' of 'psycopg2"),
+        "psycopg Cursor.execute (all queries)": ("psycopg/cursor.py", "execute"),
     },
 }
 

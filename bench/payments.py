@@ -99,12 +99,12 @@ def _pg_params(url: str) -> dict[str, Any]:
 
 def ensure_database(url: str, *, fresh: bool) -> None:
     """Create the database if it does not exist (drop it first with --fresh)."""
-    import psycopg2
-    from psycopg2 import sql
+    import psycopg
+    from psycopg import sql
 
     params = _pg_params(url)
     name = params.pop("dbname")
-    conn = psycopg2.connect(dbname="postgres", connect_timeout=10, **params)
+    conn = psycopg.connect(dbname="postgres", connect_timeout=10, **params)
     try:
         conn.autocommit = True
         with conn.cursor() as cur:
@@ -480,9 +480,9 @@ def machine_info(database_url: str) -> dict[str, Any]:
         meminfo = Path("/proc/meminfo").read_text().splitlines()
         info["mem_total_mb"] = int(meminfo[0].split()[1]) // 1024
     with contextlib.suppress(Exception):
-        import psycopg2
+        import psycopg
 
-        conn = psycopg2.connect(connect_timeout=5, **_pg_params(database_url))
+        conn = psycopg.connect(connect_timeout=5, **_pg_params(database_url))
         try:
             with conn.cursor() as cur:
                 cur.execute("SELECT version()")
@@ -722,8 +722,8 @@ BREAKDOWN: dict[str, tuple[tuple[str, str], ...]] = {
         ("django/db/models/sql/compiler.py", "as_sql"),
     ),
     "ORM: Model.__init__ (row -> object)": (("django/db/models/base.py", "__init__"),),
-    "psycopg2 cursor.execute (round trip + server)": (("~", "<method 'execute' of 'psycopg2"),),
-    "psycopg2 connection.commit (WAL flush)": (("~", "<method 'commit' of 'psycopg2"),),
+    "psycopg Cursor.execute (round trip + server)": (("psycopg/cursor.py", "execute"),),
+    "psycopg Connection.commit (WAL flush)": (("psycopg/connection.py", "commit"),),
 }
 
 
@@ -764,7 +764,6 @@ def run_profile(count: int, creds: dict[str, Any], out_path: Path | None = None)
     from django.test.utils import CaptureQueriesContext
 
     from core import cards
-    from core.prepared import as_written
     from payments.models import Payment
     from payments.render import payment_body
 
@@ -837,7 +836,7 @@ def run_profile(count: int, creds: dict[str, Any], out_path: Path | None = None)
         )
         if kind in ("DB", "CP"):
             for sql, ms in timings:  # a prepared statement's EXECUTE shown as its SQL
-                print(f"      {ms:6.3f} ms  {as_written(sql)[:110]}")
+                print(f"      {ms:6.3f} ms  {sql[:110]}")
     reset_queries()
 
     started, cpu_started = time.perf_counter(), time.process_time()

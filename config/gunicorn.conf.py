@@ -44,6 +44,11 @@ def post_fork(server, worker):  # noqa: ARG001 - gunicorn hook signature
     # Objects created while preloading are shared copy-on-write with the master; freezing them
     # keeps the cyclic GC from touching (and so copying) those pages in every worker.
     gc.freeze()
+    # A database pool is a process's own (core/pools.py): none is opened in the master, and a
+    # worker drops whatever it might have inherited.
+    from core.pools import forget_inherited_pools
+
+    forget_inherited_pools()
     if worker is not None:  # gunicorn always passes it (a test of the freeze passes none)
         _die_with_the_master(worker.ppid)
 

@@ -155,14 +155,30 @@ DATABASES = {
     "default": env.db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=600)
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # psycopg 3 (docs/operations.md, "The database connections"). Server-side binding, so that
+    # psycopg prepares a statement at the protocol level once a connection has run it
+    # DB_PREPARE_THRESHOLD times (0: never, as behind PgBouncer before 1.21 in transaction mode).
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    _options["server_side_binding"] = True
+    _options["prepare_threshold"] = env.int("DB_PREPARE_THRESHOLD", default=5) or None
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # the pool checks a connection it lends
+    if env.bool("DB_POOL", default=True):
+        # Django's pool, one per process, opened at the first query (never in gunicorn's master,
+        # which preloads the application and queries nothing): a request or a task borrows a
+        # connection and gives it back at its end (CONN_MAX_AGE 0 is the pool's rule).
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        _options["pool"] = {
+            "min_size": env.int("DB_POOL_MIN_SIZE", default=1),
+            "max_size": env.int("DB_POOL_MAX_SIZE", default=4),
+            "timeout": env.float("DB_POOL_TIMEOUT", default=5.0),
+            "max_idle": env.float("DB_POOL_MAX_IDLE", default=600.0),
+            "max_lifetime": env.float("DB_POOL_MAX_LIFETIME", default=3600.0),
+        }
+    else:
+        DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=600)
 else:
     # SQLite: wait for the write lock instead of failing at once under concurrent requests.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
-# core.prepared: the hot statements prepared once per PostgreSQL connection (PREPARE/EXECUTE).
-# Off behind a pooler in transaction mode, where a session's statements are not its own.
-DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -11,9 +11,9 @@ populators and the annotations. `PreparedInsert` and `PreparedUpdate` do the sam
 (as `save(force_insert=True)`) and for fields of the rows a filter names (as `QuerySet.update`);
 `PreparedInsert.insert_many` for a few new rows at once (as `bulk_create`), `PreparedChange` for
 an UPDATE whose values are expressions of its arguments (a journal's balances).
-Only SQL is kept, never data: nothing read can be stale. On PostgreSQL each statement is also
-prepared once per connection and executed by name (`_send`, DB_PREPARED_STATEMENTS), so the
-server plans it once per connection rather than on every call.
+Only SQL is kept, never data: nothing read can be stale. On PostgreSQL the same SQL on every
+call is also what lets psycopg 3 prepare it (server-side binding, `prepare_threshold`), so the
+server plans it once per connection rather than on every call (config/settings.py).
 
 The queryset must depend on its named arguments only. At its first use the statement is compiled
 twice with two different sets of sentinels: the SQL must be the same, and the parameters must
@@ -23,10 +23,6 @@ refused as ImproperlyConfigured rather than frozen into the statement).
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
-import logging
-import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -43,8 +39,6 @@ from django.db.models.signals import post_save, pre_save
 from django.db.models.sql.subqueries import InsertQuery, UpdateQuery
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
-
-logger = logging.getLogger("core.prepared")
 
 M = TypeVar("M", bound=Model)
 # Django 5.2's signature (klass_info, select, db); django-stubs describe a later one.
@@ -93,13 +87,9 @@ class _PerDatabase(dict[str, T]):
 
 @dataclass(frozen=True)
 class _Sql:
-    """What every compiled statement has: its SQL, and that SQL as sent (`_send`)."""
+    """What every compiled statement has: its SQL."""
 
     sql: str
-    statement: _Statement = dataclasses.field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "statement", _Statement.of(self.sql))
 
 
 @dataclass(frozen=True)
@@ -226,7 +216,7 @@ class PreparedRead(Generic[M]):
                 "select_for_update cannot be used outside of a transaction."
             )
         with connection.cursor() as cursor:
-            _send(connection, cursor, compiled.statement, params)
+            cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         compiler = compiled.compiler
         if compiler.has_extra_select:
@@ -373,7 +363,7 @@ class PreparedInsert(Generic[M]):
             raise TypeError("every instance sets its primary key, or none does")
         params = _insert_params(prepared, compiled.by_column)
         with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
-            _send(connection, cursor, compiled.statement, params)
+            cursor.execute(compiled.sql, params)
             if compiled.returning:
                 ops: Any = connection.ops  # PostgreSQL's and SQLite's (can_return_rows...)
                 if len(instances) == 1:
@@ -485,7 +475,7 @@ class PreparedUpdate(Generic[M]):
             params.append(field.get_db_prep_save(value, connection=connection))
         params += self._arguments.fill(connection, compiled.where_params, compiled.slots, values)
         with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
-            _send(connection, cursor, compiled.statement, params)
+            cursor.execute(compiled.sql, params)
             return int(cursor.rowcount)
 
     def _compile(self, using: str) -> _Update:
@@ -534,7 +524,7 @@ class PreparedChange:
         compiled = self._compiled.made(using, lambda: self._compile(using))
         params = self._arguments.fill(connection, compiled.params, compiled.slots, values)
         with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
-            _send(connection, cursor, compiled.statement, params)
+            cursor.execute(compiled.sql, params)
             return int(cursor.rowcount)
 
     def _compile(self, using: str) -> _Change:
@@ -558,137 +548,6 @@ class PreparedChange:
 class _Change(_Sql):
     params: tuple[Any, ...]
     slots: dict[str, tuple[int, ...]]
-
-
-# --- sending a compiled statement ---------------------------------------------------------------
-
-_NAMES = itertools.count(1)
-_WRITTEN: dict[str, str] = {}  # name -> the SQL, for as_written
-_EXECUTE = re.compile(r"EXECUTE (core_prepared_[0-9]+)\b")
-
-
-def as_written(sql: str) -> str:
-    """The SQL behind an `EXECUTE core_prepared_N(...)` as a query log shows it: its compiled
-    SQL, then the arguments the log shows (`-- arguments (...)`); any other statement as it
-    is."""
-    found = _EXECUTE.match(sql)
-    if found is None or found.group(1) not in _WRITTEN:
-        return sql
-    return f"{_WRITTEN[found.group(1)]} -- arguments {sql[found.end() :]}"
-
-
-_PLACEHOLDER = re.compile(r"%%|%s")
-# SQLSTATEs after which a connection's prepared statements are dropped and made again: a plan
-# whose result type a migration changed (0A000), a statement a pooler's DISCARD ALL removed.
-_STALE = {"0A000", "26000"}
-
-
-@dataclass(frozen=True)
-class _Statement:
-    """A compiled statement as sent: its SQL and, on PostgreSQL, its name once prepared."""
-
-    sql: str
-    name: str
-    execute: str  # EXECUTE name(%s, ...) with one placeholder a parameter
-    prepare: str  # PREPARE name AS the SQL with $1, $2, ...
-    parameters: int
-
-    @classmethod
-    def of(cls, sql: str) -> _Statement:
-        numbers = itertools.count(1)
-        numbered = _PLACEHOLDER.sub(
-            lambda m: "%" if m.group() == "%%" else f"${next(numbers)}", sql
-        )
-        parameters = next(numbers) - 1
-        name = f"core_prepared_{next(_NAMES)}"
-        _WRITTEN[name] = sql
-        arguments = f"({', '.join(['%s'] * parameters)})" if parameters else ""
-        return cls(
-            sql=sql,
-            name=name,
-            execute=f"EXECUTE {name}{arguments}",
-            prepare=f"PREPARE {name} AS {numbered}",
-            parameters=parameters,
-        )
-
-
-def _send(connection: Any, cursor: Any, statement: _Statement, params: Sequence[Any]) -> None:
-    """Execute `statement` with `params` through the connection's cursor (execute_wrapper, the
-    debug log and statement counts see it).
-
-    On PostgreSQL, unless DB_PREPARED_STATEMENTS is off or connections are not kept
-    (CONN_MAX_AGE 0: a statement would be prepared for one request), the statement is prepared
-    once per connection (PREPARE, sent beneath Django's cursor as psycopg 3 prepares its own, in
-    a savepoint inside a transaction) and executed by name: PostgreSQL parses and plans it once
-    per connection instead of on every call (for the card read with five tables, 0.86 ms of the
-    server's CPU planned and ran it, 0.20 ms runs it prepared). A statement PostgreSQL cannot
-    prepare (its SQL or types, SQLSTATE class 42) is sent as is from then on. An INTEGER
-    argument takes its column's type there: one beyond the column's range is an error, as a
-    plain read of it in the ORM would not be (the platform's are keys it read)."""
-    if (
-        connection.vendor != "postgresql"
-        or len(params) != statement.parameters
-        or not getattr(settings, "DB_PREPARED_STATEMENTS", True)
-        or connection.settings_dict.get("CONN_MAX_AGE") == 0
-        or statement.name in _UNPREPARABLE
-    ):
-        cursor.execute(statement.sql, params)
-        return
-    prepared = _prepared_on(connection)
-    if statement.name not in prepared and not _server_prepare(connection, statement, prepared):
-        cursor.execute(statement.sql, params)
-        return
-    try:
-        cursor.execute(statement.execute, params)
-    except Exception as exc:
-        if getattr(exc.__cause__, "pgcode", None) in _STALE:
-            prepared.clear()
-            prepared.add("")  # DEALLOCATE ALL before the next PREPARE on this connection
-        raise
-
-
-# Statements PostgreSQL cannot prepare (class 42: syntax, undetermined types): sent as SQL.
-_UNPREPARABLE: set[str] = set()
-
-
-def _prepared_on(connection: Any) -> set[str]:
-    """The names prepared on the connection's current session (a new session starts empty)."""
-    raw = connection.connection
-    known = getattr(connection, "_core_prepared", None)
-    if known is None or known[0] is not raw:
-        known = (raw, set())
-        connection._core_prepared = known
-    names: set[str] = known[1]
-    return names
-
-
-def _server_prepare(connection: Any, statement: _Statement, prepared: set[str]) -> bool:
-    """PREPARE the statement on the connection's session: True when done, False when PostgreSQL
-    cannot prepare it (remembered). Any other failure (a broken connection, a cancelled
-    statement) is raised as Django's error, as the statement itself would have raised it."""
-    connection.validate_no_broken_transaction()  # as Django's cursor does before a statement
-    inside = not connection.get_autocommit()
-    with connection.wrap_database_errors, connection.connection.cursor() as raw:
-        # psycopg2's own cursor: a protocol step, not a statement of the application's
-        if inside:
-            raw.execute("SAVEPOINT core_prepared")
-        try:
-            if "" in prepared:
-                raw.execute("DEALLOCATE ALL")
-                prepared.clear()
-            raw.execute(statement.prepare)
-        except Exception as exc:
-            if inside:
-                raw.execute("ROLLBACK TO SAVEPOINT core_prepared")
-            if not str(getattr(exc, "pgcode", "") or "").startswith("42"):
-                raise
-            _UNPREPARABLE.add(statement.name)
-            logger.warning("statement %s not prepared; sent as is", statement.name, exc_info=True)
-            return False
-        if inside:
-            raw.execute("RELEASE SAVEPOINT core_prepared")
-    prepared.add(statement.name)
-    return True
 
 
 def _one_database() -> None:

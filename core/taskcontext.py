@@ -6,9 +6,10 @@
   none (beat's) gets a fresh one. A task run eagerly (no broker) keeps its caller's.
 - Every task run and every failure is counted (core.metrics), by task name.
 - A task uses the database as a request does: Django's `close_old_connections` at its start and
-  end closes a connection that is too old (CONN_MAX_AGE), broken, or fails its health check
-  (CONN_HEALTH_CHECKS), and keeps the others (Celery's own fixup, with CELERY_DB_REUSE_MAX, only
-  closes them every so many tasks).
+  end gives a pooled connection back to the process's pool (PostgreSQL, DB_POOL), or closes one
+  that is too old (CONN_MAX_AGE), broken, or fails its health check (CONN_HEALTH_CHECKS) and
+  keeps the others (Celery's own fixup, with CELERY_DB_REUSE_MAX, only closes them every so many
+  tasks). A forked pool process drops the pool it may have inherited (core/pools.py).
 - The worker logs through Django's LOGGING only (`setup_logging`), in LOG_FORMAT.
 - A worker empties its PROMETHEUS_MULTIPROC_DIR when it starts and, with METRICS_WORKER_PORT,
   serves its own /metrics (docs/operations.md, Metrics).
@@ -25,6 +26,7 @@ from django.db import close_old_connections
 from . import metrics
 from .context import clear_log_fields, new_ndc, set_ndc
 from .context import get_ndc as current_ndc
+from .pools import forget_inherited_pools
 
 HEADER = "ndc"
 _NDC = re.compile(r"^[0-9a-f]{32}-[0-9a-f]{8}$")
@@ -81,6 +83,12 @@ def task_failed(sender: Any = None, **_: Any) -> None:
 @signals.worker_init.connect
 def worker_starting(**_: Any) -> None:
     metrics.clear_multiprocess_dir()
+
+
+@signals.worker_process_init.connect
+def worker_process_starting(**_: Any) -> None:
+    """A forked pool process opens database connections of its own (core/pools.py)."""
+    forget_inherited_pools()
 
 
 @signals.worker_ready.connect

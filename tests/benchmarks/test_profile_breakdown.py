@@ -22,7 +22,7 @@ PROFILE = _stats(
         ("/work/core/tables/table.py", 125, "validate"): 2.0,
         ("/work/core/tables/table.py", 300, "validate"): 0.5,  # same name, same file: the larger
         ("/work/issuer/cards/onus.py", 93, "authorize"): 4.0,
-        ("~", 0, "<method 'commit' of 'psycopg2.extensions.connection' objects>"): 1.0,
+        ("/venv/psycopg/connection.py", 1, "commit"): 1.0,
         ("/work/elsewhere.py", 1, "validate"): 9.0,  # another file: not the table's
     }
 )
@@ -33,7 +33,7 @@ def test_each_stage_is_found_by_its_file_and_name_per_payment():
     assert found[payments.WHOLE_REQUEST] == pytest.approx(10.0)
     assert found["      PAYMENT.validate (core.tables)"] == pytest.approx(2.0)
     assert found["          on-us: the issuer's Purchase"] == pytest.approx(4.0)
-    assert found["psycopg2 connection.commit (WAL flush)"] == pytest.approx(1.0)
+    assert found["psycopg Connection.commit (WAL flush)"] == pytest.approx(1.0)
     assert "        risk.assess" not in found  # a stage that never ran is left out
     assert list(found)[0] == payments.WHOLE_REQUEST  # in BREAKDOWN's order
 

@@ -32,7 +32,6 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from core.prepared import as_written
 from issuer import demo
 from issuer.cards import services
 from issuer.cards.models import Card
@@ -52,12 +51,11 @@ TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT"
 
 
 def statements(call: Callable[[], Any]) -> list[str]:
-    """The SQL one call sends, without the savepoints of the test's own transaction (a
-    prepared statement's EXECUTE as its SQL, core.prepared.as_written)."""
+    """The SQL one call sends, without the savepoints of the test's own transaction."""
     with CaptureQueriesContext(connection) as captured:
         call()
     return [
-        as_written(q["sql"])
+        q["sql"]
         for q in captured.captured_queries
         if not q["sql"].startswith(TRANSACTION_CONTROL)
     ]

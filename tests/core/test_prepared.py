@@ -14,7 +14,7 @@ from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from core.prepared import INTEGER, MOMENT, TEXT, PreparedInsert, PreparedRead, as_written
+from core.prepared import INTEGER, MOMENT, TEXT, PreparedInsert, PreparedRead
 from issuer import demo
 from issuer.cards import selectors
 from issuer.ledger.models import Hold
@@ -68,7 +68,7 @@ def test_it_compiles_once_and_sends_one_statement_a_call():
             found = PERMISSION.one(codename=codename, app_label="auth")
             assert found is not None and found.codename == codename
     assert len(queries.captured_queries) == 3
-    assert len({as_written(q["sql"]).split(" WHERE ")[0] for q in queries.captured_queries}) == 1
+    assert len({q["sql"].split(" WHERE ")[0] for q in queries.captured_queries}) == 1
 
 
 def test_a_moment_argument_is_each_calls_own():
@@ -518,10 +518,10 @@ def test_a_prepared_change_refuses_frozen_values_and_other_tables():
     assert LedgerAccount.objects.get(pk=account.pk).balance == Decimal("1.000")
 
 
-# --- prepared on the PostgreSQL server ----------------------------------------------------------
+# --- prepared on the PostgreSQL server, by psycopg ---------------------------------------------
 
 on_postgresql = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="PREPARE/EXECUTE: PostgreSQL's"
+    connection.vendor != "postgresql", reason="prepared statements: PostgreSQL's"
 )
 BY_NAME = PreparedRead(lambda name: User.objects.filter(username=name), name=TEXT)
 
@@ -532,98 +532,45 @@ def _sent(call):  # type: ignore[no-untyped-def]
     return found, [q["sql"] for q in queries.captured_queries]
 
 
+def _prepared_on_the_server(table: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql AND statement LIKE %s",
+            [f"%{table}%"],
+        )
+        return int(cursor.fetchone()[0])
+
+
 @on_postgresql
-def test_on_postgresql_a_statement_is_prepared_once_a_connection_and_executed_by_name():
+def test_on_postgresql_psycopg_prepares_a_statement_the_connection_runs_again():
+    """The same SQL on every call: psycopg prepares it at the protocol level once the connection
+    has run it prepare_threshold times (config/settings.py), and the query log shows the SQL."""
     User.objects.create(username="ada")
-    BY_NAME.one(name="ada")
-    found, sent = _sent(lambda: BY_NAME.one(name="ada"))
-    assert found is not None and found.username == "ada"
-    [statement] = sent
-    assert statement.startswith("EXECUTE core_prepared_") and "'ada'" in statement
-    assert as_written(statement).startswith('SELECT "auth_user"."id"')
-    assert as_written(statement).endswith("-- arguments ('ada')")
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'core_%%'")
-        assert cursor.fetchone()[0] >= 1
+    threshold = connection.connection.prepare_threshold
+    assert threshold is not None
+    for _ in range(threshold + 1):
+        found, [statement] = _sent(lambda: BY_NAME.one(name="ada"))
+        assert found is not None and found.username == "ada"
+        assert statement.startswith('SELECT "auth_user"."id"')
+    assert _prepared_on_the_server("auth_user") >= 1
 
 
 @on_postgresql
-def test_a_statement_the_server_dropped_is_prepared_again_after_one_failure():
-    """A pooler's DISCARD ALL (or a migration that changed a plan's result type) fails the call
-    that meets it; the connection's statements are then dropped and made again."""
-    from django.db import DatabaseError, transaction
-
-    User.objects.create(username="grace")
-    assert BY_NAME.one(name="grace") is not None
-    with connection.cursor() as cursor:
-        cursor.execute("DEALLOCATE ALL")
-    with pytest.raises(DatabaseError, match="does not exist"), transaction.atomic():
-        BY_NAME.one(name="grace")
-    found = BY_NAME.one(name="grace")
-    assert found is not None and found.username == "grace"
-
-
-@on_postgresql
-def test_a_statement_the_server_cannot_prepare_is_sent_as_is_and_leaves_the_transaction_whole():
-    from core.prepared import _send, _Statement
-
-    statement = _Statement.of("SELECT %s IS NULL")  # PREPARE: "could not determine data type"
-    with connection.cursor() as cursor:
-        for _ in range(2):
-            _send(connection, cursor, statement, ["x"])
-            assert cursor.fetchone() == (False,)
-    assert User.objects.count() >= 0  # the test's transaction still answers
-
-
-@on_postgresql
-def test_db_prepared_statements_off_sends_the_sql_itself(settings):
-    settings.DB_PREPARED_STATEMENTS = False
-    User.objects.create(username="ken")
-    found, [statement] = _sent(lambda: BY_NAME.one(name="ken"))
-    assert found is not None and statement.startswith('SELECT "auth_user"."id"')
-
-
-@on_postgresql
-def test_a_new_connection_prepares_again():
-    from django.db import connections
-
-    User.objects.create(username="lin")
-    assert BY_NAME.one(name="lin") is not None
-    other = connections.create_connection("default")  # another session, as after a reconnect
+def test_with_no_threshold_nothing_is_prepared():
+    """DB_PREPARE_THRESHOLD=0 (behind PgBouncer before 1.21 in transaction mode): psycopg's
+    prepare_threshold None, and the statements are sent as they are."""
+    connection.ensure_connection()
+    raw = connection.connection
+    previous = raw.prepare_threshold
+    raw.prepare_threshold = None
     try:
-        found = BY_NAME.one(name="lin", using="default")
-        assert found is not None
-        with other.cursor() as cursor:
-            from core.prepared import _send
-
-            compiled = BY_NAME._compiled["default"]
-            params = BY_NAME._arguments.fill(other, compiled.params, compiled.slots, {"name": "x"})
-            _send(other, cursor, compiled.statement, params)
-            assert cursor.fetchall() == []
+        Group.objects.create(name="unprepared")
+        fresh = PreparedRead(lambda name: Group.objects.filter(name=name), name=TEXT)
+        for _ in range(8):
+            assert fresh.one(name="unprepared") is not None
+        assert _prepared_on_the_server("auth_group") == 0
     finally:
-        other.close()
-
-
-@on_postgresql
-def test_a_prepare_that_fails_for_another_reason_is_djangos_error_and_not_remembered():
-    """A broken transaction (or connection) fails the PREPARE as it would fail the statement: as
-    Django's DatabaseError, and the statement is prepared at its next call."""
-    from django.db import DatabaseError, transaction
-
-    from core.prepared import _UNPREPARABLE
-
-    fresh = PreparedRead(lambda name: Group.objects.filter(name=name), name=TEXT)
-    with transaction.atomic():
-        with pytest.raises(DatabaseError), connection.cursor() as cursor:
-            cursor.execute("SELECT 1/0")
-        with pytest.raises(DatabaseError, match="aborted"):
-            fresh.one(name="x")
-        transaction.set_rollback(True)
-    assert not any(name in _UNPREPARABLE for name in connection._core_prepared[1])
-    assert fresh._compiled["default"].statement.name not in _UNPREPARABLE
-    Group.objects.create(name="x")
-    found, [statement] = _sent(lambda: fresh.one(name="x"))
-    assert found is not None and statement.startswith("EXECUTE core_prepared_")
+        raw.prepare_threshold = previous
 
 
 def test_a_decimal_argument_is_finite():
@@ -651,7 +598,7 @@ def test_an_empty_checked_journal_is_written_and_moves_no_balance():
     [account] = _accounts("2.000")
     account.held_total = Decimal(0)  # type: ignore[attr-defined]  # as account_lock_with_held
     with transaction.atomic():
-        journal = services.post(kind="PURCHASE", lines=[], checked={account.pk: account})
+        journal = services.post(kind="PURCHASE", lines=[], locked=[account])
     assert Journal.objects.filter(pk=journal.pk, entries__isnull=True).exists()
     assert LedgerAccount.objects.get(pk=account.pk).balance == Decimal("2.000")
 
@@ -668,7 +615,7 @@ def test_a_checked_journal_longer_than_the_prepared_counts_moves_every_balance()
     lines = [*zip(accounts, deltas, strict=False), (accounts[-1], -sum(deltas))]
     accounts[0].held_total = Decimal(0)  # type: ignore[attr-defined]
     with transaction.atomic():
-        services.post(kind="TRANSFER", lines=lines, checked={accounts[0].pk: accounts[0]})
+        services.post(kind="TRANSFER", lines=lines, locked=[accounts[0]])
     balances = dict(LedgerAccount.objects.values_list("pk", "balance"))
     assert [balances[a.pk] for a in accounts] == [Decimal("1.100")] * (len(accounts) - 1) + [
         Decimal("1.000") - sum(deltas)

@@ -27,7 +27,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import psycopg2
+import psycopg
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -239,7 +239,7 @@ class holding_the_row_of:  # noqa: N801 - used as a `with` block
 
     def __enter__(self) -> None:
         db = settings.DATABASES["default"]
-        self.conn = psycopg2.connect(
+        self.conn = psycopg.connect(
             dbname=db["NAME"],
             user=db.get("USER") or None,
             password=db.get("PASSWORD") or None,

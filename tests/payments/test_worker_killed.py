@@ -17,7 +17,7 @@ from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
-import psycopg2
+import psycopg
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -44,7 +44,7 @@ def _postgres_only():
 def network_held() -> Iterator[Callable[[], None]]:
     """Hold the simulator's cross-process gate; yields `release`."""
     db = settings.DATABASES["default"]
-    conn = psycopg2.connect(
+    conn = psycopg.connect(
         dbname=db["NAME"],
         user=db.get("USER") or None,
         password=db.get("PASSWORD") or None,
