@@ -55,9 +55,7 @@ def statements(call: Callable[[], Any]) -> list[str]:
     with CaptureQueriesContext(connection) as captured:
         call()
     return [
-        q["sql"]
-        for q in captured.captured_queries
-        if not q["sql"].startswith(TRANSACTION_CONTROL)
+        q["sql"] for q in captured.captured_queries if not q["sql"].startswith(TRANSACTION_CONTROL)
     ]
 
 
