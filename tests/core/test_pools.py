@@ -58,4 +58,3 @@ def test_a_forked_child_opens_its_own_pool_and_leaves_the_parents_connections_al
         "from the child",
     ]
     assert open_pools() == 1
-
