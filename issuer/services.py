@@ -227,6 +227,14 @@ def otp_send(
     return otp, code
 
 
+def masked_contact(contact: str) -> str:
+    """Where the code went, as the cardholder would recognise it: +49*******67, e***@example.org."""
+    if "@" in contact:
+        local, _, domain = contact.partition("@")
+        return f"{local[:1]}***@{domain}"
+    return contact[:3] + "*" * max(0, len(contact) - 5) + contact[-2:]
+
+
 @dataclass(frozen=True)
 class OTPOutcome:
     result: core_results.Result

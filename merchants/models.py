@@ -168,7 +168,7 @@ class ThreeDSMode(models.TextChoices):
 
 
 # The merchant's registered data: what merchant/create sets and merchant/update may change (the
-# rows of merchants.api.tables.MERCHANT_FIELDS name these attributes; a test keeps them equal).
+# rows of merchants.fields.MERCHANT_FIELDS name these attributes; a test keeps them equal).
 MERCHANT_DATA_FIELDS = (
     "name",
     "business",

@@ -1,5 +1,7 @@
-"""Reads of entities and merchants, always through the caller's reach."""
+"""Reads of entities and merchants: through the caller's reach for the API and the portal; by
+id or primary key for bank staff's tools and reconciliation (each says so)."""
 
+from collections.abc import Collection, Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -68,6 +70,41 @@ def merchants_reachable(*, entity: Entity) -> QuerySet[Merchant]:
     if entity.entity_type == EntityType.PARTICIPATOR:
         return Merchant.objects.filter(participator=entity)
     return Merchant.objects.filter(entity=entity)
+
+
+def merchant_by_id(*, merchant_id: str) -> Merchant | None:
+    """The merchant with this merchant.id, or None: for bank staff's tools (no entity's reach)."""
+    return Merchant.objects.filter(merchant_id=merchant_id).first()
+
+
+def merchants_by_pk(*, pks: Iterable[int] | QuerySet[Any]) -> QuerySet[Merchant]:
+    """The merchants of these primary keys, by primary key. `pks` may be another app's query of
+    merchant ids (a subquery: one statement)."""
+    return Merchant.objects.filter(pk__in=pks).order_by("pk")
+
+
+def merchant_pks_covered(*, entity: Entity) -> list[int]:
+    """The merchants an entity's reconciliation file covers, by primary key: a merchant
+    entity's own merchant, a participator's the merchants of the entities it owns."""
+    if entity.entity_type == EntityType.PARTICIPATOR:
+        found = Merchant.objects.filter(entity__owner=entity)
+    else:
+        found = Merchant.objects.filter(entity=entity)
+    return list(found.order_by("pk").values_list("pk", flat=True))
+
+
+def entity_by_id(*, entity_id: str) -> Entity | None:
+    """The entity with this entityId, active or not, or None: for bank staff's tools and
+    reconciliation's files (no entity's reach; `EntityDirectory.by_id` is the API's)."""
+    return Entity.objects.filter(entity_id=entity_id).first()
+
+
+def entities_of_merchants(*, merchant_pks: Collection[int]) -> list[Entity]:
+    """The entities of these merchants and the participators that own them, each once, by
+    entityId (one statement)."""
+    entities = Entity.objects.filter(merchant__pk__in=merchant_pks)
+    owners = Entity.objects.filter(owned_entities__merchant__pk__in=merchant_pks)
+    return list((entities | owners).distinct().order_by("entity_id"))
 
 
 def merchant_get(*, entity: Entity, merchant_id: str) -> Merchant:

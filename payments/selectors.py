@@ -1,6 +1,7 @@
-"""Reads of payments, always through the caller's reach; and the one definition of the figures
-every page and report shows of them (sales, the approval rate, declines), which the portal's
-overview, the staff dashboard and settlement (reconciliation) all call.
+"""Reads of payments, through the caller's reach (bank staff's and reconciliation's reads say
+they have none); and the one definition of the figures every page and report shows of them
+(sales, the approval rate, declines), which the portal's overview, the staff dashboard and
+settlement (reconciliation) all call.
 
 - A sale is an approved DB or CP (not made in connector test mode: no money moves) less what
   approved reversals took back of it; a fully reversed DB is no sale. A refund is no negative
@@ -12,7 +13,7 @@ overview, the staff dashboard and settlement (reconciliation) all call.
 """
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from decimal import Decimal
 from functools import reduce
@@ -41,8 +42,8 @@ from django.utils import timezone
 from core import results
 from core.errors import NotFound
 from core.lookups import one
-from merchants.models import Entity
-from merchants.selectors import merchants_reachable
+from merchants.models import Entity, Merchant
+from merchants.selectors import merchants_by_pk, merchants_reachable
 
 from .models import Payment, PaymentState, PaymentType, ThreeDSAuthentication
 
@@ -67,6 +68,29 @@ def payment_get(
     if payment is None:
         raise NotFound(results.REFERENCE_NOT_FOUND)
     return payment
+
+
+def payments_made(*, merchant: Merchant, start: datetime, end: datetime) -> QuerySet[Payment]:
+    """The merchant's payments created in [start, end) (a business day's: core.business_day),
+    unordered, for bank staff's reports and settlement (no entity's reach)."""
+    return Payment.objects.filter(merchant=merchant, created_at__gte=start, created_at__lt=end)
+
+
+def merchants_with_payments(
+    *, start: datetime, end: datetime, among: Collection[int] | None = None
+) -> QuerySet[Merchant]:
+    """The merchants with a payment created in [start, end), each once, by primary key (one
+    statement); with `among`, of those merchants only."""
+    if among is None:
+        made = Payment.objects.filter(created_at__gte=start, created_at__lt=end)
+        return merchants_by_pk(pks=made.values("merchant_id").distinct())
+    # One filter() for both bounds: two would join the payments twice, each merchant's payments
+    # multiplied by themselves (35 s instead of 3 for 2 x 1,500 payments).
+    return (
+        merchants_by_pk(pks=among)
+        .filter(payments__created_at__gte=start, payments__created_at__lt=end)
+        .distinct()
+    )
 
 
 def payment_by_reference(*, reference: str) -> Payment | None:

@@ -28,6 +28,7 @@ from core.display import amount_text
 from core.fields.codes import numeric_currency
 from merchants.models import Merchant
 from payments.models import Payment, PaymentState
+from payments.selectors import payments_made
 
 from .models import Chargeback, SettlementItem, SettlementRun
 
@@ -101,7 +102,7 @@ def transactions(*, merchant: Merchant, day: date) -> Report:
     """Every payment the merchant made in the business day `day`, in the order made."""
     start, end = business_day_bounds(day)
     payments = (
-        Payment.objects.filter(merchant=merchant, created_at__gte=start, created_at__lt=end)
+        payments_made(merchant=merchant, start=start, end=end)
         .prefetch_related("chargebacks")
         .order_by("created_at", "pk")
     )

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from core.business_day import business_day_bounds, last_business_day
 from merchants.models import Entity
+from merchants.selectors import entity_by_id
 
 from .models import ReconFile
 from .recon.generate import entities_of_day, recon_file_generate
@@ -42,5 +43,7 @@ def recon_files_last_day() -> int:
 def recon_file(entity_id: str, day: str) -> str:
     """One entity's file of `day` (YYYY-MM-DD); its merchants are settled first when no final
     run of the day exists, so the file carries the reconciliation amounts."""
-    entity = Entity.objects.get(entity_id=entity_id)
+    entity = entity_by_id(entity_id=entity_id)
+    if entity is None:
+        raise Entity.DoesNotExist(f"no entity {entity_id}")
     return recon_file_generate(entity=entity, day=date.fromisoformat(day)).path

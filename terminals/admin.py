@@ -21,7 +21,7 @@ from core.admin import (
     form_action,
     staff_actor,
 )
-from merchants.admin import MerchantAdmin
+from merchants.extensions import merchant_inline_add
 
 from . import services
 from .forms import TerminalCreateForm, TerminalDataForm, TerminalStatusForm
@@ -29,8 +29,8 @@ from .models import Terminal, TerminalStatusChange
 
 
 class TerminalInline(HistoryInline):
-    """The terminals of a merchant, on the merchant's page (added to MerchantAdmin from here:
-    merchants does not import terminals)."""
+    """The terminals of a merchant, on the merchant's page (added from here through
+    merchants.extensions: merchants does not import terminals)."""
 
     model = Terminal
     verbose_name_plural = "terminals"
@@ -49,7 +49,7 @@ class TerminalInline(HistoryInline):
         return format_html('<a href="{}">{}</a>', url, obj.terminal_id)
 
 
-MerchantAdmin.related_inlines.append(TerminalInline)
+merchant_inline_add(inline=TerminalInline)
 
 
 class TerminalStatusChangeInline(HistoryInline):

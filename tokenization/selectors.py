@@ -37,6 +37,23 @@ def token_get(*, entity: Entity, reference: str) -> Token:
     return token
 
 
+def tokens_by_fingerprint(*, pan_fingerprint: str) -> QuerySet[Token]:
+    """The tokens whose funding card has this PAN fingerprint, with their merchants: for the
+    card's issuer (issuer.cards.tokens), which reaches tokens by its cards, not by an entity."""
+    return Token.objects.filter(pan_fingerprint=pan_fingerprint).select_related("merchant")
+
+
+def token_by_reference(*, reference: str) -> Token | None:
+    """The token with this reference (its TUR), with its merchant, or None: for the card's
+    issuer, which checks the token's card is one of the requestor's itself."""
+    return Token.objects.filter(pk=reference).select_related("merchant").first()
+
+
+def card_art_by_id(*, card_art_id: int) -> CardArt | None:
+    """The card art with this id (cardArtId), or None."""
+    return CardArt.objects.filter(pk=card_art_id).first()
+
+
 def card_art_for(*, brand: str, card_bin: str) -> CardArt:
     """The card art of a BIN range of the brand, else the brand's default (installed from the
     artwork shipped with the project when a database has none)."""

@@ -24,10 +24,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from django.conf import settings
+from django.urls import reverse
+
 from core import results as core_results
 from core.errors import ApplicationError
 
 from .. import results
+from .. import services as authentication
+from ..models import OOBStatus
 from . import money
 from .models import Card, CardTransaction, TransactionType
 from .selectors import card_by_number, card_known
@@ -205,11 +210,6 @@ def oob_start(
 ) -> Challenge:
     """Start the out-of-band authentication of the card's holder for a 3-D Secure challenge:
     the request its app shows (StartOOBAuthen on behalf of the ACS)."""
-    from django.conf import settings
-    from django.urls import reverse
-
-    from .. import services as authentication
-
     card = _card(number)
     auth, link_token = authentication.oob_start(
         client_id=ACS,
@@ -226,11 +226,6 @@ def oob_start(
 def otp_send(*, number: str, transaction_id: str) -> Challenge:
     """Send the card's holder a one-time password for a 3-D Secure challenge, by SMS or e-mail
     (the card's channel; SendOTP on behalf of the ACS)."""
-    from django.conf import settings
-
-    from .. import services as authentication
-    from ..operations.authentication import masked_contact
-
     card = _card(number)
     channel = "SMS" if card.secure_channel == "SMS" else "EMAIL"
     contact = card.customer.mobile if channel == "SMS" else card.customer.email
@@ -238,15 +233,12 @@ def otp_send(*, number: str, transaction_id: str) -> Challenge:
         client_id=ACS, card_reference=card.masked, transaction_id=transaction_id, channel=channel
     )
     shown = code if settings.SIMULATOR_SHOW_CODES else ""
-    return Challenge(otp.pk, shown, masked_contact(contact))
+    return Challenge(otp.pk, shown, authentication.masked_contact(contact))
 
 
 def oob_outcome(reference: str) -> str:
     """An OOB challenge's outcome as a transStatus: Y approved, N rejected, "" still pending,
     EXPIRED when the cardholder did not answer in time (or it was cancelled)."""
-    from .. import services as authentication
-    from ..models import OOBStatus
-
     status = authentication.oob_get_for_client(client_id=ACS, authentication_id=reference).status
     return {
         OOBStatus.SUCCESS: "Y",
@@ -263,8 +255,6 @@ class OtpCheck:
 
 
 def otp_check(reference: str, code: str) -> OtpCheck:
-    from .. import services as authentication
-
     outcome = authentication.otp_verify(client_id=ACS, otp_id=reference, code=code)
     expired = outcome.result.code == results.OTP_EXPIRED.code
     return OtpCheck(outcome.verified, outcome.otp.attempts_left, expired)

@@ -16,7 +16,8 @@ from core import cards as core_cards
 from core import results as core_results
 from core.errors import ApplicationError, NotFound
 from tokenization import services as tokenization
-from tokenization.models import CardArt, Token, TokenStatus
+from tokenization.models import Token, TokenStatus
+from tokenization.selectors import card_art_by_id, token_by_reference, tokens_by_fingerprint
 
 from .. import results
 from . import secrets
@@ -28,12 +29,12 @@ LUK_TRANSACTIONS = 10
 
 
 def tokens_of(card: Card) -> QuerySet[Token]:
-    return Token.objects.filter(pan_fingerprint=card.pan_fingerprint).select_related("merchant")
+    return tokens_by_fingerprint(pan_fingerprint=card.pan_fingerprint)
 
 
 def token_of(client_id: str, tur: str) -> tuple[Token, Card]:
     """A token whose funding card is one of the requestor's cards, with that card."""
-    found = Token.objects.filter(pk=tur).select_related("merchant").first()
+    found = token_by_reference(reference=tur)
     card = None
     if found is not None:
         card = Card.objects.filter(
@@ -103,7 +104,7 @@ def token_metadata_refresh(*, client_id: str, tur: str, card_art_id: int | None)
         found, card = token_of(client_id, tur)
         found = tokenization.token_lock(merchant=found.merchant, reference=found.pk)
         if card_art_id is not None:
-            art = CardArt.objects.filter(pk=card_art_id).first()
+            art = card_art_by_id(card_art_id=card_art_id)
             if art is None:
                 raise ApplicationError(
                     core_results.REFERENCE_NOT_FOUND, "no card art with this cardArtId"

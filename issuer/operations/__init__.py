@@ -1,6 +1,6 @@
-"""The issuer operation catalogue (catalogue.py: the specification's list, as data), the
-implemented operations (registry.py) and one module per catalogue group: application,
-customer, account, card, transaction, token, authentication, parameter (docs/issuer.md)."""
+"""The issuer operations: the implemented operations (registry.py, over the specification's
+catalogue, issuer/catalogue.py) and one module per catalogue group: application, customer,
+account, card, transaction, token, authentication, parameter (docs/issuer.md)."""
 
 from . import (  # noqa: F401 - each registers its group's operations
     account,

@@ -54,14 +54,6 @@ VERIFY_OTP_TABLE = Table(
 )
 
 
-def masked_contact(contact: str) -> str:
-    """Where the code went, as the cardholder would recognise it: +49*******67, e***@example.org."""
-    if "@" in contact:
-        local, _, domain = contact.partition("@")
-        return f"{local[:1]}***@{domain}"
-    return contact[:3] + "*" * max(0, len(contact) - 5) + contact[-2:]
-
-
 def cardholder_url(auth: OOBAuthentication, link_token: str) -> str:
     path = reverse("issuer-oob-cardholder", args=[auth.pk, link_token])
     return settings.ISSUER_BASE_URL.rstrip("/") + path
@@ -133,7 +125,7 @@ def send_otp(call: Call) -> Answer:
     fields = {
         **OTP_ANSWER.render(otp),
         "attemptsLeft": otp.attempts_left,
-        "sentTo": masked_contact(contact),
+        "sentTo": services.masked_contact(contact),
     }
     if settings.SIMULATOR_SHOW_CODES:
         # Simulator only: no SMS or e-mail leaves the platform, so the code is handed to the

@@ -2,7 +2,7 @@
 runner that validates a decrypted request and answers it in the platform's envelope.
 
 A handler module registers each operation it implements with `register`; the operation must be
-in the specification's catalogue (catalogue.py), which gives its scope and its applicability.
+in the specification's catalogue (issuer/catalogue.py), which gives its scope and its applicability.
 `POST /issuer/v1/{group}/{Operation}` (issuer.protocol.api) looks the operation up here, checks
 the token's scope, decrypts the body and calls `perform`. Refusals are raised as core's
 ApplicationError (a table's ParameterError included) and answered through core's one
@@ -19,7 +19,7 @@ from core.envelope import envelope
 from core.errors import ApplicationError, ParameterError, error_answer
 from core.tables import F, Table
 
-from .catalogue import CATALOGUE, SCOPE_DESCRIPTIONS, Entry
+from ..catalogue import CATALOGUE, SCOPE_DESCRIPTIONS, Entry
 
 Answer = tuple[results.Result, dict[str, Any], str | None]  # result, fields, envelope id
 

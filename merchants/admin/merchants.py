@@ -28,6 +28,7 @@ from core.admin import (
 )
 
 from .. import services
+from ..extensions import merchant_inlines
 from ..forms import MerchantCreateForm, MerchantDataForm, MerchantStatusForm, ThreeDSDeleteForm
 from ..models import (
     AmountLimit,
@@ -145,8 +146,6 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
     ordering = ("merchant_id",)
     date_hierarchy = "created_at"
     list_per_page = 50
-    # Inlines of apps that build on merchants (terminals adds its own): this app imports none.
-    related_inlines: list[type[admin.options.InlineModelAdmin]] = []
     actions = (
         "set_status",
         "threeds_enrol",
@@ -234,7 +233,7 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
             ThreeDSEnrolmentEventInline,
             MerchantTokenChangeInline,
             PortalUserChangeInline,
-            *self.related_inlines,
+            *merchant_inlines(),  # those of apps that build on merchants (extensions.py)
         )
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:

@@ -12,7 +12,8 @@
 | PR POS refund | `payment_pos_refund` | referenced.py |
 | close PAs past their validityPeriod | `payment_close_expired` | expiry.py |
 | resolve payments left in flight | `payment_resolve_in_flight` | janitor.py |
-| 3-D Secure start, completion, expiry | `threeds_*` | payments/threeds/services.py |
+| 3-D Secure start (in the payment's claim) | `threeds_start` | initial.py |
+| 3-D Secure completion, expiry | `threeds_*` | payments/threeds/services.py |
 
 The steps they share (claim the reference, ask the network outside any transaction, finalize,
 replay) are in engine.py, the network's requests and the approval rule in network.py, the row

@@ -2,11 +2,13 @@
 
 Each use case claims its reference and, in the claim's transaction, refuses what may not go to
 the network (merchant or terminal state, an expired card, a merchant not enrolled for the 3-D
-Secure it needs, a risk DECLINE) or starts 3-D Secure when the payment needs it (the answer is
-pending with a redirect); otherwise the engine asks the network and finalizes (engine.submit).
+Secure it needs, a risk DECLINE) or starts 3-D Secure when the payment needs it (threeds_start:
+the answer is pending with a redirect; payments.threeds.services carries the authentication on
+from there); otherwise the engine asks the network and finalizes (engine.submit).
 """
 
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from django.utils import timezone
 
@@ -19,8 +21,10 @@ from merchants.selectors import amount_limit_for
 
 from .. import results as payment_results
 from .. import risk
-from ..models import Payment, PaymentType
+from ..connectors import onus_port
+from ..models import Payment, PaymentType, ThreeDSAuthentication
 from ..registrations import instructions
+from ..threeds import acs
 from . import engine, network, sources
 from .engine import Claim
 from .sources import CardSource
@@ -41,6 +45,7 @@ MAIL_OR_PHONE = frozenset({"MO", "TO"})
 # (POS entry mode, condition code): the spec names 01 MOTO and 81 e-commerce, with 08 MOTO, 59
 # e-commerce and 00 card present; a card present is read from its chip (ISO 8583 entry mode 05).
 MOTO, CARD_PRESENT, ECOMMERCE = ("01", "08"), ("05", "00"), ("81", "59")
+THREEDS_LIFETIME = timedelta(minutes=10)  # how long the shopper has to authenticate
 
 
 def threeds_requested(
@@ -55,6 +60,53 @@ def threeds_requested(
     if merchant.threeds_mode == ThreeDSMode.MANDATORY:
         return True
     return indicator in ("force", "true")
+
+
+def threeds_start(
+    *, payment: Payment, card: Card, request: ThreeDSRequest
+) -> ThreeDSAuthentication:
+    """Create the authentication the shopper will go through (the ACS decides the flow now).
+    Runs in the payment's transaction; marks the payment as authenticated by us."""
+    money = request.amount
+    amount: Decimal = money.amount if money else (payment.amount or Decimal("0.00"))
+    currency = money.currency if money else payment.currency
+    issuer = onus_port.registered()
+    method = issuer.method(card.number) if issuer is not None else None
+    if method is not None:
+        # The platform's own card: its issuer authenticates the cardholder through the channel
+        # the cardholder registered (SecureRegist), frictionless when there is none (the local
+        # access control of onus_port, beside the simulated ACS).
+        flow = acs.CHALLENGE if method else acs.FRICTIONLESS
+        decision = acs.Decision(flow, "Y", False, "2.2.0")
+    else:
+        decision = acs.decide(
+            pan=card.number,
+            amount=amount,
+            risk_decision=payment.risk_decision,
+            challenge_indicator=request.challenge_indicator,
+            flags=dict(request.flags),
+        )
+    payment.threeds_started = True
+    standing = instructions.standing_of(payment)
+    recurring = standing is not None and standing.type in ("RECURRING", "INSTALLMENT")
+    return ThreeDSAuthentication.objects.create(
+        recurring_expiry=standing.expiry if recurring and standing else None,
+        recurring_frequency=standing.frequency if recurring and standing else None,
+        payment=payment,
+        flow=decision.flow,
+        issuer_method=method or "",
+        issuer_result=decision.issuer_result,
+        method_required=decision.method_required,
+        version=decision.version,
+        amount=amount,
+        currency=currency,
+        challenge_indicator=request.challenge_indicator,
+        challenge_window=request.challenge_window,
+        shopper_result_url=request.shopper_result_url,
+        browser=dict(request.browser),
+        cardholder_history=dict(request.cardholder_history),
+        expires_at=timezone.now() + THREEDS_LIFETIME,
+    )
 
 
 def payment_authorize(
@@ -216,8 +268,6 @@ def _decide(
     if refusal is not None:
         return Claim(engine.finish_with(payment, refusal))
     if three_ds:
-        from ..threeds.services import threeds_start
-
         threeds_start(payment=payment, card=card, request=threeds)
         pending = engine.finish_with(
             payment, payment_results.THREEDS_PENDING, base_url=caller.base_url

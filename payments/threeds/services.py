@@ -1,11 +1,13 @@
-"""The 3-D Secure flow: start an authentication for a payment, carry it through the ACS pages,
-complete it once, expire it. The pages (views.py) and the beat task call only these.
+"""The 3-D Secure flow after its start: carry an authentication through the ACS pages, complete
+it once, expire it. The pages (views.py) and the beat task call only these.
 
-`threeds_start` runs inside the payment's transaction (payments.services) and leaves the payment
-pending (000.200.000) with a redirect. Every later change locks the authentication and its
-payment (lock_objects.threeds_lock) and moves the state through THREEDS_LIFECYCLE, so two
-browser tabs, a double click and the expiry task cannot both decide one authentication, and
-wrong one-time passwords are counted exactly. Completion records the authentication result in a
+The payment starts its authentication itself, inside its claim's transaction
+(payments.services.initial.threeds_start), and is left pending (000.200.000) with a redirect:
+this module builds on payments.services (the engine finishes the payment), which does not
+import it back. Every change here locks the authentication and its payment
+(lock_objects.threeds_lock) and moves the state through THREEDS_LIFECYCLE, so two browser tabs,
+a double click and the expiry task cannot both decide one authentication, and wrong one-time
+passwords are counted exactly. Completion records the authentication result in a
 short transaction and, when the shopper is authenticated, leaves the payment IN_FLIGHT; the
 engine then asks the network for the authorization outside any transaction (the card number
 comes from the vault; the CVV was never kept, so the authorization carries none) and finalizes.
@@ -14,8 +16,6 @@ Otherwise the payment ends with the 3DS code.
 
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
-from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
@@ -29,14 +29,11 @@ from .. import results as payment_results
 from ..connectors import onus_port
 from ..connectors.base import Connector, NetworkAnswer
 from ..models import PAYMENT_STATE, Payment, PaymentState, ThreeDSAuthentication, ThreeDSState
-from ..registrations.instructions import standing_of
 from ..services import engine, network
 from ..services.lock_objects import threeds_lock
-from ..services.types import Card, ThreeDSRequest
 from . import acs
 from .models import THREEDS_LIFECYCLE
 
-LIFETIME = timedelta(minutes=10)
 ISSUER_SECRET = "threeds-issuer"  # the vault purpose of issuer_secret
 
 STATE_BY_TRANS_STATUS = {
@@ -49,53 +46,6 @@ REFUSAL_BY_STATE = {
     ThreeDSState.EXPIRED: payment_results.THREEDS_EXPIRED,
     ThreeDSState.FAILED: payment_results.THREEDS_FAILED,
 }
-
-
-def threeds_start(
-    *, payment: Payment, card: Card, request: ThreeDSRequest
-) -> ThreeDSAuthentication:
-    """Create the authentication the shopper will go through (the ACS decides the flow now).
-    Runs in the payment's transaction; marks the payment as authenticated by us."""
-    money = request.amount
-    amount: Decimal = money.amount if money else (payment.amount or Decimal("0.00"))
-    currency = money.currency if money else payment.currency
-    issuer = onus_port.registered()
-    method = issuer.method(card.number) if issuer is not None else None
-    if method is not None:
-        # The platform's own card: its issuer authenticates the cardholder through the channel
-        # the cardholder registered (SecureRegist), frictionless when there is none (the local
-        # access control of onus_port, beside the simulated ACS).
-        flow = acs.CHALLENGE if method else acs.FRICTIONLESS
-        decision = acs.Decision(flow, "Y", False, "2.2.0")
-    else:
-        decision = acs.decide(
-            pan=card.number,
-            amount=amount,
-            risk_decision=payment.risk_decision,
-            challenge_indicator=request.challenge_indicator,
-            flags=dict(request.flags),
-        )
-    payment.threeds_started = True
-    standing = standing_of(payment)
-    recurring = standing is not None and standing.type in ("RECURRING", "INSTALLMENT")
-    return ThreeDSAuthentication.objects.create(
-        recurring_expiry=standing.expiry if recurring and standing else None,
-        recurring_frequency=standing.frequency if recurring and standing else None,
-        payment=payment,
-        flow=decision.flow,
-        issuer_method=method or "",
-        issuer_result=decision.issuer_result,
-        method_required=decision.method_required,
-        version=decision.version,
-        amount=amount,
-        currency=currency,
-        challenge_indicator=request.challenge_indicator,
-        challenge_window=request.challenge_window,
-        shopper_result_url=request.shopper_result_url,
-        browser=dict(request.browser),
-        cardholder_history=dict(request.cardholder_history),
-        expires_at=timezone.now() + LIFETIME,
-    )
 
 
 def threeds_method_completed(*, auth_id: str) -> None:

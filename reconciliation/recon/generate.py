@@ -30,7 +30,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from core.business_day import business_day_bounds
-from merchants.models import Entity, EntityType, Merchant
+from merchants.models import Entity
+from merchants.selectors import entities_of_merchants, merchant_pks_covered
 from payments.selectors import payment_file_rows
 
 from ..models import ReconFile
@@ -91,15 +92,6 @@ def storage():  # type: ignore[no-untyped-def]
     return storages["recon"]
 
 
-def merchants_of(entity: Entity) -> list[int]:
-    """The merchants an entity's file covers: its own, or a participator's."""
-    if entity.entity_type == EntityType.PARTICIPATOR:
-        found = Merchant.objects.filter(entity__owner=entity)
-    else:
-        found = Merchant.objects.filter(entity=entity)
-    return list(found.order_by("pk").values_list("pk", flat=True))
-
-
 def _chunks(sql: str, params: list[Any]) -> Iterator[list[tuple[str]]]:
     """The rows of a query, CHUNK at a time: through a named (server-side) cursor on
     PostgreSQL, so the server keeps the result and the client holds one chunk; SQLite steps
@@ -126,7 +118,7 @@ def _queries(entity: Entity, day: date, *, production: bool, slices: int) -> lis
     """The selects of a day, in file order: the payments (in `slices` consecutive spans of the
     business day, which workers may fetch in parallel), then the chargebacks received and the
     chargebacks reversed."""
-    merchants = merchants_of(entity)
+    merchants = merchant_pks_covered(entity=entity)
     if not merchants:
         return []
     dialect = Dialect(connection.vendor)
@@ -193,7 +185,7 @@ def count_details(entity: Entity, day: date, *, production: bool) -> int:
     """How many detail records the file will have (for a progress bar's total)."""
     from ..models import Chargeback
 
-    merchants = merchants_of(entity)
+    merchants = merchant_pks_covered(entity=entity)
     start, end = business_day_bounds(day)
     payments = payment_file_rows(merchants=merchants, start=start, end=end, production=production)
     disputes = Chargeback.objects.filter(merchant__in=merchants)
@@ -282,7 +274,7 @@ def recon_file_generate(
     `recon_file` command, beat's task, the admin and seed_demo make a day's file."""
     as_of = timezone.now()  # before the settlement the file carries
     if settle:
-        settle_unsettled(merchants_of(entity), day, failures)
+        settle_unsettled(merchant_pks_covered(entity=entity), day, failures)
     return produce(entity, day, production=production, progress=progress, as_of=as_of)
 
 
@@ -301,6 +293,4 @@ def entities_of_day(day: date) -> list[Entity]:
     merchants |= set(
         Chargeback.objects.filter(reversed_on=day).values_list("merchant_id", flat=True)
     )
-    entities = Entity.objects.filter(merchant__pk__in=merchants)
-    owners = Entity.objects.filter(owned_entities__merchant__pk__in=merchants)
-    return list((entities | owners).distinct().order_by("entity_id"))
+    return entities_of_merchants(merchant_pks=merchants)

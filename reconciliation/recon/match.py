@@ -11,7 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from core.errors import ApplicationError
-from merchants.models import Entity
+from merchants.selectors import entity_by_id
 
 from .. import results
 from .generate import detail_lines
@@ -81,7 +81,7 @@ def match(path: str, *, production: bool | None = None) -> Match:
             text = raw.decode("ascii").rstrip("\r\n")
             if text.startswith(DETAIL.marker):
                 in_file.setdefault(_key(text), []).append(text)
-    entity = Entity.objects.filter(entity_id=result.entity).first()
+    entity = entity_by_id(entity_id=result.entity)
     if entity is None:
         result.missing_from_platform = [f"entity {result.entity}"]
         return result

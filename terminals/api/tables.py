@@ -4,7 +4,7 @@ from core.fields import AN, Choice, N, Timestamp
 from core.status import OperatingStatus
 from core.tables import MANDATORY, OPTIONAL, F, Table
 from core.tables.common import COMMON, COMMON_INQUIRY
-from merchants.api.tables import MERCHANT_ID
+from merchants.fields import MERCHANT_ID
 
 from ..models import PinEntryCapability, TerminalType
 

@@ -301,7 +301,7 @@ def test_the_issuer_api_documents_jose_both_ways_and_its_refusals(document):
     assert {"401", "403", "404", "405", "413", "415"} <= set(operation["responses"])
     parameters = {p["name"]: p["schema"]["enum"] for p in operation["parameters"]}
     # Every entry of the catalogue (issue 14; issue 5 built the Authentication group).
-    from issuer.operations.catalogue import CATALOGUE
+    from issuer.catalogue import CATALOGUE
 
     assert parameters == {
         "group": sorted({group for group, _ in CATALOGUE}),

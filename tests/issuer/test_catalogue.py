@@ -1,8 +1,8 @@
 """The issuer operation catalogue as data: the specification's operations and letters, the
 implemented ones, and the OAuth scopes derived from them."""
 
+from issuer.catalogue import CATALOGUE
 from issuer.operations import IMPLEMENTED
-from issuer.operations.catalogue import CATALOGUE
 from issuer.operations.oauth_scopes import CatalogueScopes
 from issuer.protocol.requestors import known_scopes
 

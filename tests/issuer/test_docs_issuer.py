@@ -85,7 +85,7 @@ def test_every_group_says_the_scope_its_operations_need():
     """The scope of every catalogue group (issue 23), from the scope table the API checks: the
     table at the head of the catalogue and each group's own line; the Authentication group's
     three scopes name their operations."""
-    from issuer.operations.catalogue import CATALOGUE
+    from issuer.catalogue import CATALOGUE
 
     text = ISSUER_MD.read_text()
     groups: dict[str, dict[str, list[str]]] = {}

@@ -10,9 +10,9 @@ from django.db import connection
 from issuer import demo
 from issuer.cards import money
 from issuer.cards.models import Card, CardTransaction
+from issuer.catalogue import CATALOGUE
 from issuer.ledger.models import Entry
 from issuer.operations import perform
-from issuer.operations.catalogue import CATALOGUE
 from issuer.operations.registry import lookup
 from tests.issuer.test_api import Api
 

@@ -7,17 +7,15 @@ when switched on, NA never. `require_letter` is asked before every operation on 
 from collections.abc import Mapping
 from decimal import Decimal
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import transaction
 
 from core.errors import ApplicationError
 
 from ... import results
+from ...catalogue import CATALOGUE, Entry
 from ..models import BinRange, CardProduct, Letter, ProductOperation
-
-if TYPE_CHECKING:  # the operations import these services
-    from ...operations.catalogue import Entry
 
 
 def product_operations_create(
@@ -25,8 +23,6 @@ def product_operations_create(
 ) -> None:
     """The product's applicability table from the catalogue's letters: O enabled, C as
     `enabled` says (default off), M and NA fixed. Operations without letters are not listed."""
-    from ...operations.catalogue import CATALOGUE
-
     enabled = dict(enabled or {})
     rows = []
     for entry in CATALOGUE.values():
@@ -66,7 +62,7 @@ def product_create(
     return product
 
 
-def require_letter(*, product: CardProduct, entry: "Entry", card: object = None) -> None:
+def require_letter(*, product: CardProduct, entry: Entry, card: object = None) -> None:
     """Refuse an operation the product does not run: NA (never), or O/C not enabled. A card
     read with its product's row for the entry (selectors.card_of's `operation`) saves the
     query for it."""

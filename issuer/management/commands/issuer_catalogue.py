@@ -13,8 +13,8 @@ import json
 import re
 
 from core.generated_docs import GeneratedDocCommand, replace_between
+from issuer.catalogue import CATALOGUE, SCOPE_DESCRIPTIONS
 from issuer.operations import IMPLEMENTED
-from issuer.operations.catalogue import CATALOGUE, SCOPE_DESCRIPTIONS
 from issuer.operations.examples import EXAMPLES, GIVEN
 
 START = (

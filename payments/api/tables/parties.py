@@ -9,7 +9,7 @@ from typing import Any
 
 from core.fields import AN, Choice, Date, Email, IPAddress, Truncated
 from core.tables import CONDITIONAL, OPTIONAL, F, Rule, Table, given, required_with_group, requires
-from merchants.api.tables import MERCHANT_FIELDS
+from merchants.fields import MERCHANT_FIELDS
 
 from .formats import MOBILE, PHONE
 

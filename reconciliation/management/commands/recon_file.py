@@ -21,7 +21,7 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from core.business_day import business_day_bounds, parse_day
-from merchants.models import Entity
+from merchants.selectors import entity_by_id
 from reconciliation.recon.generate import count_details, recon_file_generate, storage
 
 
@@ -76,7 +76,7 @@ class Command(BaseCommand):
             day = parse_day(date, now)
         except ValueError:
             raise CommandError(f"--date {date!r} is not YYYY-MM-DD, yesterday or today") from None
-        found = Entity.objects.filter(entity_id=entity).first()
+        found = entity_by_id(entity_id=entity)
         if found is None:
             raise CommandError(f"no entity {entity}")
         if business_day_bounds(day)[1] > now and not before_cutoff:

@@ -18,6 +18,7 @@ from core.business_day import business_day_bounds, parse_day
 from core.display import amount_text
 from core.errors import ApplicationError
 from merchants.models import Merchant
+from merchants.selectors import merchant_by_id
 from reconciliation.settlement import day_ended, settle_day, settlement_run
 
 
@@ -58,7 +59,7 @@ class Command(BaseCommand):
             )
         failures: list[tuple[str, str]] = []
         if merchant:
-            found = Merchant.objects.filter(merchant_id=merchant).first()
+            found = merchant_by_id(merchant_id=merchant)
             if found is None:
                 raise CommandError(f"no merchant {merchant}")
             runs = _settle_one(found, day, failures)

@@ -7,7 +7,9 @@ Paths are `POST /issuer/v1/{group}/{Operation}`. One OAuth scope per group, the 
 capitals, except the Authentication operations, which have the specification's START_OOB and
 CHECK_OOB and the platform's OTP (docs/decisions.md).
 
-A handler module registers what it implements (registry.register); every entry has one. The
+A handler module registers what it implements (issuer.operations.registry.register); every
+entry has one. The cards' products read the letters here too (issuer.cards.services.products):
+the catalogue is data below both, so the domain does not import its API layer. The
 catalogue's entry no. 9 of the Card group has no name, no letters and no description in the
 specification, so it is left out (docs/decisions.md, "Issuer catalogue").
 """
