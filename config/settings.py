@@ -4,29 +4,20 @@ Embedded default: an SQLite file and eager Celery, so `make run` needs nothing e
 CI set DATABASE_URL (PostgreSQL, persistent connections) and REDIS_URL (Celery broker and cache).
 """
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import environ
-from csp.constants import NONCE, NONE, SELF
-from django.core.exceptions import ImproperlyConfigured
-
-from core.logging import log_format
+from config.celery_settings import *  # noqa: F403 - CELERY_*: the task queue and beat's schedule
+from config.environment import BASE_DIR, DEBUG, REDIS_URL, env
+from config.logging_settings import *  # noqa: F403 - LOG_FORMAT, LOGGING
+from config.security import *  # noqa: F403 - the keys (refused with DEBUG off) and the CSP
 from demo.credentials import demo_credentials_file
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+# BASE_DIR, `env` (with .env loaded), DEBUG and REDIS_URL: config/environment.py. The keys and
+# the Content-Security-Policy: config/security.py. Celery and beat: config/celery_settings.py.
+# LOGGING: config/logging_settings.py.
 
-env = environ.Env()
-if (BASE_DIR / ".env").exists():
-    environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
-
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
-# The default key is for the embedded demo only: with DEBUG off it is refused (after the vault).
-DEV_SECRET_KEY = "dev-insecure-secret-key-change-me-in-production"
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=DEV_SECRET_KEY)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 # The CSRF token lives in the session, not in a cookie: a cookie planted by a sibling subdomain or
@@ -79,7 +70,7 @@ MIDDLEWARE = [
     "core.middleware.HostMiddleware",
     "core.middleware.ApiPathMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # The Content-Security-Policy of every answer (CONTENT_SECURITY_POLICY below).
+    # The Content-Security-Policy of every answer (CONTENT_SECURITY_POLICY, config/security.py).
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -91,24 +82,6 @@ MIDDLEWARE = [
     # Last: locks out a username and address after repeated failed logins (portal and admin).
     "axes.middleware.AxesMiddleware",
 ]
-
-# --- Content-Security-Policy (django-csp; docs/operations.md, "Security headers") -------------
-# Every page: its own scripts and styles only, inline ones by the request's nonce (never
-# 'unsafe-inline'), no plugins, no <base> elsewhere, and never framed. The 3-D Secure pages widen
-# frame-ancestors to the merchant's origin (payments/threeds/views.py), the Redoc page its styles
-# (config/urls.py); form-action stays open: the 3-D Secure result and the hosted checkout post
-# the shopper back to the merchant's shopperResultUrl.
-CONTENT_SECURITY_POLICY = {
-    "DIRECTIVES": {
-        "default-src": [SELF],
-        "script-src": [SELF, NONCE],
-        "style-src": [SELF, NONCE],
-        "img-src": [SELF, "data:"],
-        "object-src": [NONE],
-        "base-uri": [SELF],
-        "frame-ancestors": [NONE],
-    },
-}
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -168,7 +141,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # connection and gives it back at its end (CONN_MAX_AGE 0 is the pool's rule).
         DATABASES["default"]["CONN_MAX_AGE"] = 0
         _options["pool"] = {
-            "min_size": env.int("DB_POOL_MIN_SIZE", default=1),
+            "min_size": env.int("DB_POOL_MIN_SIZE", default=0),
             "max_size": env.int("DB_POOL_MAX_SIZE", default=4),
             "timeout": env.float("DB_POOL_TIMEOUT", default=5.0),
             "max_idle": env.float("DB_POOL_MAX_IDLE", default=600.0),
@@ -180,8 +153,6 @@ else:
     # SQLite: wait for the write lock instead of failing at once under concurrent requests.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-
-REDIS_URL = env.str("REDIS_URL", default="")
 
 
 def _next_database(url: str) -> str:
@@ -293,56 +264,6 @@ SPECTACULAR_SETTINGS = {
 BUILD_COMMIT = env.str("BUILD_COMMIT", default="")
 BUILD_TIME = env.str("BUILD_TIME", default="")
 
-# --- Card data vault (AES-GCM) ----------------------------------------------------------------
-# VAULT_KEYS: "kid1:base64key,kid2:base64key" (32-byte keys); the active key encrypts, every listed
-# key decrypts. The default key exists only so the embedded demo runs; production must set both.
-DEV_VAULT_KEY = "ZGV2LW9ubHktdmF1bHQta2V5LWRvLW5vdC11c2UtISE="
-VAULT_KEYS = env.str("VAULT_KEYS", default=f"dev1:{DEV_VAULT_KEY}")
-VAULT_ACTIVE_KEY_ID = env.str("VAULT_ACTIVE_KEY_ID", default="dev1")
-# Key of the HMAC that fingerprints card numbers (look-ups without decrypting). Not rotated with
-# the vault keys: changing it changes every fingerprint.
-DEV_CARD_FINGERPRINT_KEY = "dev-only-card-fingerprint-key"
-CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default=DEV_CARD_FINGERPRINT_KEY)
-# The card verification key: CVV2 and dynamic CVV are HMACs of the card's data under it (issuer.
-# cards.secrets); base64 of 32 bytes. The default is public, for the demo only (refused with
-# DEBUG off, like the vault key).
-DEV_CARD_VERIFICATION_KEY = "ZGV2LW9ubHktY2FyZC12ZXJpZmljYXRpb24ta2V5ISE="
-ISSUER_CARD_VERIFICATION_KEY = env.str(
-    "ISSUER_CARD_VERIFICATION_KEY", default=DEV_CARD_VERIFICATION_KEY
-)
-
-
-# --- The public development keys never run with DEBUG off --------------------------------------
-# The defaults above are in the repository: whatever they encrypt, fingerprint or sign is not
-# protected. DEBUG off is production (or a production-like benchmark or test, which brings keys
-# of its own), so starting with any of them is refused. One exception: `collectstatic`, which the
-# Docker build runs with DEBUG off and, rightly, without secrets; it reads none (Django, too,
-# lets commands that need no SECRET_KEY run without one).
-def _development_keys_in_use() -> list[str]:
-    found = []
-    if SECRET_KEY == DEV_SECRET_KEY:
-        found.append("DJANGO_SECRET_KEY")
-    vault_keys = {key.strip() for _, _, key in (i.partition(":") for i in VAULT_KEYS.split(","))}
-    if DEV_VAULT_KEY in vault_keys:
-        found.append("VAULT_KEYS (with VAULT_ACTIVE_KEY_ID)")
-    if CARD_FINGERPRINT_KEY == DEV_CARD_FINGERPRINT_KEY:
-        found.append("CARD_FINGERPRINT_KEY")
-    if ISSUER_CARD_VERIFICATION_KEY == DEV_CARD_VERIFICATION_KEY:
-        found.append("ISSUER_CARD_VERIFICATION_KEY")
-    return found
-
-
-_COLLECTSTATIC = sys.argv[1:2] == ["collectstatic"] and Path(sys.argv[0]).name in (
-    "manage.py",
-    "django-admin",
-)
-if not DEBUG and not _COLLECTSTATIC and (_dev_keys := _development_keys_in_use()):
-    raise ImproperlyConfigured(
-        "DJANGO_DEBUG is false but the public development keys are in use: set "
-        + ", ".join(_dev_keys)
-        + " (docs/operations.md, Secrets and the vault)"
-    )
-
 # --- Payment network --------------------------------------------------------------------------
 # How long a remote connector may take to answer; a payment IN_FLIGHT for longer goes to the
 # janitor (payments.resolve_in_flight on beat, or `manage.py resolve_in_flight`).
@@ -352,8 +273,8 @@ CHECKOUT_LIFETIME_MINUTES = env.int("CHECKOUT_LIFETIME_MINUTES", default=30)
 # Outbound notifications (core.outbox): seconds before each retry after a refused delivery (1 min,
 # 5 min, 30 min, 2 h, 12 h, then daily: about 3.6 days; each retry is a Celery task for its
 # moment), a delivery's timeout, how long a taken message waits before the sweep takes it again
-# (a worker killed during the call), and the sweep's period (beat): a retry whose task was lost
-# comes at most this much late.
+# (a worker killed during the call); the sweep's period is beat's (NOTIFICATION_SWEEP_SECONDS,
+# config/celery_settings.py).
 NOTIFICATION_RETRY_SCHEDULE = env.list(
     "NOTIFICATION_RETRY_SCHEDULE",
     cast=int,
@@ -361,7 +282,6 @@ NOTIFICATION_RETRY_SCHEDULE = env.list(
 )
 NOTIFICATION_TIMEOUT_SECONDS = env.float("NOTIFICATION_TIMEOUT_SECONDS", default=5.0)
 NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=60)
-NOTIFICATION_SWEEP_SECONDS = env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0)
 # merchant.notificationUrl: plain http:// and private or loopback hosts only when allowed (local
 # testing); by default allowed in DEBUG.
 # It governs every outbound call to an address someone else chose (notifications, webhooks, a
@@ -458,102 +378,6 @@ OAUTH2_PROVIDER: dict[str, Any] = {
     "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
     "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],
-}
-
-# --- Celery -----------------------------------------------------------------------------------
-CELERY_BROKER_URL = REDIS_URL or "memory://"
-CELERY_RESULT_BACKEND = REDIS_URL or None
-CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
-# The queue tasks are sent to and workers read (a test's worker uses a queue of its own).
-CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
-CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_TASK_ACKS_LATE = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# Celery's Django fixup closes every database connection before and after each task unless it
-# is told to reuse them (close every N tasks): a new PostgreSQL connection per task made a
-# notification's delivery cost twice the CPU (bench/README.md, Notifications). Between those
-# closes, core.taskcontext applies Django's own rules at each task's start and end, as a request
-# does (`close_old_connections`: CONN_MAX_AGE, CONN_HEALTH_CHECKS, a connection left broken).
-CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
-CELERY_TASK_SERIALIZER = "json"
-CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
-# The database scheduler copies these into django_celery_beat's tables at start; staff can then
-# pause or re-time them in the admin (Periodic tasks).
-CELERY_BEAT_SCHEDULE = {
-    "sweep-notifications": {
-        "task": "core.sweep_notifications",
-        "schedule": NOTIFICATION_SWEEP_SECONDS,
-    },
-    "settle-last-day": {"task": "reconciliation.settle_last_day", "schedule": 3600.0},
-    "recon-files-last-day": {"task": "reconciliation.recon_files_last_day", "schedule": 3600.0},
-    "close-expired-preauthorizations": {
-        "task": "payments.close_expired_preauthorizations",
-        "schedule": 60.0,
-    },
-    "expire-threeds-authentications": {
-        "task": "payments.expire_threeds_authentications",
-        "schedule": 60.0,
-    },
-    "expire-oob-authentications": {"task": "issuer.expire_oob_authentications", "schedule": 60.0},
-    "resolve-in-flight-payments": {"task": "payments.resolve_in_flight", "schedule": 60.0},
-    "purge-used-assertions": {"task": "issuer.purge_used_assertions", "schedule": 3600.0},
-}
-CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# A publish to a broker that is down fails fast instead of holding the web request that sends it
-# (celery's default retries for about 0.6 s against a refused port, and kombu waits for ever on a
-# broker gone without closing the connection): one retry at once, on a fresh connection (a Redis
-# restarted under a pooled one), 1 s to connect, 3 s for an answer. What is not handed over
-# waits in the outbox for the sweep (docs/operations.md, "Faults and what the platform does").
-CELERY_TASK_PUBLISH_RETRY_POLICY = {
-    "max_retries": env.int("CELERY_PUBLISH_MAX_RETRIES", default=1),
-    "interval_start": 0,
-    "interval_step": 0.2,
-    "interval_max": 0.2,
-}
-CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "socket_connect_timeout": env.float("CELERY_BROKER_CONNECT_TIMEOUT", default=1.0),
-    # Above the worker's BRPOP wait (1 s), which answers within it on a live broker.
-    "socket_timeout": env.float("CELERY_BROKER_SOCKET_TIMEOUT", default=3.0),
-}
-# Keep Django's LOGGING (with the ndc filter) in the worker instead of Celery's own handler.
-CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-
-# --- Logging: every line carries the request's ndc -------------------------------------------
-# LOG_FORMAT=json: one JSON object per line (python-json-logger), every field a key: for a log
-# pipeline, and the default with DJANGO_DEBUG false. text: for a person at a terminal, the demo's
-# default (docs/operations.md, Logs).
-try:
-    LOG_FORMAT = log_format(os.environ)
-except ValueError as exc:
-    raise ImproperlyConfigured(str(exc)) from None
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {
-        "ndc": {"()": "core.logging.NdcFilter"},
-        # Request lines without their query string: card data sent in a URL is not logged.
-        "no_query_string": {"()": "core.logging.NoQueryString"},
-        # Card numbers masked in every line, whatever logger and field they came in.
-        "mask_card_numbers": {"()": "core.logging.MaskCardNumbers"},
-    },
-    "formatters": {
-        "text": {"format": "%(asctime)s %(levelname)s [%(ndc)s] %(name)s: %(message)s"},
-        "json": {"()": "core.logging.json_formatter"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "filters": ["ndc", "mask_card_numbers"],
-            "formatter": LOG_FORMAT,
-        },
-    },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {
-        "django.request": {"level": "ERROR", "propagate": True, "filters": ["no_query_string"]},
-        "django.server": {"level": "INFO", "propagate": True, "filters": ["no_query_string"]},
-    },
 }
 
 # --- Metrics and probes (docs/operations.md, Metrics) ------------------------------------------

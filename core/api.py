@@ -4,7 +4,9 @@ answer in the envelope, at most once per merchantTransactionId.
 A subclass sets `table`, `operation` and `entity_types` and implements `perform(principal,
 flat)`, which calls one service and returns `(result, data)`; refusals are raised as
 ApplicationError. An operation that keeps its own idempotency record (a payment row claims its
-merchantTransactionId) implements `run` instead and returns the service's `Outcome`.
+merchantTransactionId) implements `run` instead and returns the service's `Outcome`; `run` is
+handed the request's data as sent and the path's parameters, as `reconcile` is the latter, so
+nothing needs keeping on the view between the hooks.
 
 Replays take one path, whatever keeps the record: `core.idempotency.replay` compares the stored
 request fingerprint (same parameters: the stored answer; others: 800.110.100), and `respond`
@@ -74,7 +76,7 @@ class SpecView(APIView):
         if principal.entity_type not in self.entity_types:
             raise Forbidden(f"entityType {principal.entity_type} may not call {self.operation}")
         flat = self.validate(principal, data, **kwargs)
-        return self.respond(self.run(principal, flat))
+        return self.respond(self.run(principal, flat, data=data, **kwargs))
 
     def validate(
         self, principal: Principal, data: Mapping[str, Any], **kwargs: Any
@@ -99,8 +101,11 @@ class SpecView(APIView):
         """Hook for partial updates: the object's stored values by dotted name."""
         return {}
 
-    def run(self, principal: Principal, flat: dict[str, Any]) -> Outcome:
-        """Perform at most once per (entity, operation, merchantTransactionId)."""
+    def run(
+        self, principal: Principal, flat: dict[str, Any], *, data: Mapping[str, Any], **kwargs: Any
+    ) -> Outcome:
+        """Perform at most once per (entity, operation, merchantTransactionId). `data` is the
+        request as sent and `kwargs` the path's parameters, for an override that needs them."""
         mtid = flat.get("merchantTransactionId")
         if not self.idempotent or not mtid or not self.replayable(flat):
             return Outcome(self._perform(principal, flat))

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import requests
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Max, Min
+from django.db.models import Count, Max, Min, QuerySet
 from django.utils import timezone
 
 from . import metrics, outbound
@@ -251,6 +251,12 @@ def redeliver(*, event_id: str, actor: str) -> OutboxMessage:
         message.save(update_fields=["status", "next_attempt_at", "attempts"])
         transaction.on_commit(lambda: _hand_over(event_id, attempts=0))
     return message
+
+
+def message_list_for_credential(*, credential: str) -> QuerySet[OutboxMessage]:
+    """The messages delivered with `credential`'s access token (an app's notifications to one
+    of its own, e.g. a merchant's to its entity), newest first."""
+    return OutboxMessage.objects.filter(credential=credential).order_by("-created_at", "-pk")
 
 
 def depth_by_status() -> list[metrics.Sample]:

@@ -11,28 +11,27 @@ PORTAL_SESSION_SECONDS without a request. A user signed in with a one-time passw
 staff (`PortalUser.must_change_password`) is sent to the password page until it has chosen one.
 """
 
+from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import authenticate
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import path, reverse_lazy
 from django.utils import timezone
 
-from core.fields.web import LocalUrl
-from core.models import OutboxMessage
-from core.outbound import url_problem as outbound_url_problem
-from core.outbox import redeliver
+from core import outbox
 from core.portal import page_methods, portal_view
 from core.schema.pages import documented, html, portal_page
 
 from .forms import TokenOverlapForm
 from .models import Merchant, PortalUser
-from .selectors import entity_by_token
+from .portal_forms import NotificationUrlForm, RedeliverForm, TokenRotateForm, TokenSetForm
 from .services import (
     entity_end_previous_token,
     entity_rotate_token,
@@ -138,52 +137,9 @@ def _password_operations() -> dict[str, dict[str, Any]]:
     }
 
 
-TOKEN_MIN_LENGTH = 32
-TOKEN_MIN_DISTINCT = 16
-
-
-def token_problem(token: str) -> str:
-    """Why a token the administrator chose is not good enough, or ""."""
-    if not TOKEN_MIN_LENGTH <= len(token) <= 128:
-        return f"must have {TOKEN_MIN_LENGTH} to 128 characters"
-    if not all(33 <= ord(c) <= 126 for c in token):
-        return "may hold letters, digits and punctuation only (no spaces)"
-    if len(set(token)) < TOKEN_MIN_DISTINCT:
-        return f"is not random enough: at least {TOKEN_MIN_DISTINCT} different characters"
-    if entity_by_token(token) is not None:
-        return "is in use: choose another"
-    return ""
-
-
-def url_problem(url: str) -> str:
-    try:
-        LocalUrl().parse(url)
-    except ValueError:
-        return "must be an absolute https URL"
-    return outbound_url_problem(url)
-
-
-def deliveries_of(merchant: Merchant) -> Any:
+def deliveries_of(merchant: Merchant) -> QuerySet[Any]:
     """The merchant's outbound notifications, newest first (their credential is its entity)."""
-    return OutboxMessage.objects.filter(credential=str(merchant.entity_id)).order_by(
-        "-created_at", "-pk"
-    )
-
-
-PASSWORD_AGAIN = "Enter your password to change the API token."
-
-
-def password_confirmed(request: HttpRequest) -> bool:
-    """The signed-in user typed its password again (field `password`), as a password change
-    asks for the old one: a session taken over (a browser left open, a stolen cookie) cannot
-    obtain a working API token by itself. Checked through `authenticate`, so django-axes counts
-    a wrong one as a failed sign-in and locks the user and address out after
-    AXES_FAILURE_LIMIT of them, as at the login."""
-    password = request.POST.get("password", "")
-    if not password:
-        return False
-    user = authenticate(request, username=request.user.get_username(), password=password)
-    return user is not None and user.pk == request.user.pk
+    return outbox.message_list_for_credential(credential=str(merchant.entity_id))
 
 
 def _overlap_note(entity: Any) -> str:
@@ -193,91 +149,122 @@ def _overlap_note(entity: Any) -> str:
     return f"the old one (…{entity.previous_token_last4}) keeps working until {until} UTC."
 
 
+def _errors(form: forms.Form, names: dict[str, str] | None = None) -> dict[str, str]:
+    """A refused form's first problem of each field, under the page's name for it."""
+    names = names or {}
+    return {names.get(field, field): str(problems[0]) for field, problems in form.errors.items()}
+
+
+# What an action shows besides the page: "errors" (the page answers 400), "confirm_rotation",
+# "overlap_form", "new_token" (the page is not stored), "merchant" (as the action changed it).
+Shown = dict[str, Any]
+
+
+def _rotate(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    form = TokenRotateForm(request.POST, request=request)
+    if not form.confirmed:
+        return {"confirm_rotation": True}  # the first click only asks
+    if not form.is_valid():
+        return {"confirm_rotation": True, "overlap_form": form, "errors": _errors(form)}
+    token = entity_rotate_token(
+        entity=merchant.entity, overlap=form.chosen_overlap(), changed_by=actor
+    )
+    messages.success(request, f"A new API token: {_overlap_note(merchant.entity)}")
+    return {"new_token": token}
+
+
+def _set_token(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    form = TokenSetForm(request.POST, request=request)
+    if not form.is_valid():
+        names = {"overlap": "set_overlap", "password": "set_password"}
+        return {"errors": _errors(form, names)}
+    entity_rotate_token(
+        entity=merchant.entity,
+        token=form.cleaned_data["token"],
+        overlap=form.chosen_overlap(),
+        changed_by=actor,
+    )
+    messages.success(request, f"Your API token is set: {_overlap_note(merchant.entity)}")
+    return {}
+
+
+def _end_previous(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    if entity_end_previous_token(entity=merchant.entity, changed_by=actor):
+        messages.success(request, "The previous token no longer works.")
+    return {}
+
+
+def _send_test(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    try:
+        notification_test(merchant=merchant)
+    except ValueError as exc:
+        messages.error(request, f"No test notification: {exc}.")
+    else:
+        messages.success(request, "A test notification is on its way: see the deliveries.")
+    return {}
+
+
+def _redeliver(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    form = RedeliverForm(request.POST, deliveries=deliveries_of(merchant))
+    if not form.is_valid():
+        raise Http404("no such notification")
+    outbox.redeliver(event_id=form.cleaned_data["event_id"], actor=actor)
+    messages.success(request, "The notification will be delivered again now.")
+    return {}
+
+
+def _save_notification_url(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    form = NotificationUrlForm(request.POST)
+    if not form.is_valid():
+        return {"errors": _errors(form)}
+    url = form.cleaned_data["notification_url"]
+    merchant = merchant_update(merchant=merchant, values={"notification_url": url})
+    messages.success(request, "The notification URL is saved.")
+    return {"merchant": merchant}
+
+
+DEVELOPER_ACTIONS: dict[str, Callable[[HttpRequest, Merchant, str], Shown]] = {
+    "rotate": _rotate,
+    "set": _set_token,
+    "end-previous": _end_previous,
+    "test": _send_test,
+    "redeliver": _redeliver,
+    "notification": _save_notification_url,
+}
+
+
 @page_methods("GET", "POST")
 @portal_view
 def developers(request: HttpRequest) -> HttpResponse:
     """The merchant's API token (rotate, after a confirmation that offers an overlap: the new one
     shown once, on this answer only; or set one of the administrator's choosing, never shown;
     either only with the user's password typed again),
-    the previous token while its overlap lasts, the token's history, and the notification URL."""
+    the previous token while its overlap lasts, the token's history, and the notification URL.
+    A POST's `action` names what to do (DEVELOPER_ACTIONS); the page shows what it did."""
     merchant: Merchant = request.merchant  # type: ignore[attr-defined]
-    actor = f"portal:{request.user.get_username()}"
-    context: dict[str, Any] = {"title": "Developers", "errors": {}}
-    action = request.POST.get("action") if request.method == "POST" else None
-    if action in ("rotate", "set"):
-        overlap_form = TokenOverlapForm(request.POST)
-        context["overlap_form"] = overlap_form
-        if action == "rotate" and request.POST.get("confirm") != "yes":
-            context["confirm_rotation"] = True  # the first click only asks
-            context["overlap_form"] = TokenOverlapForm()
-        elif not overlap_form.is_valid():
-            context["errors"]["overlap"] = "Choose how long the old token keeps working."
-            context["confirm_rotation"] = action == "rotate"
-        elif action == "rotate" and not password_confirmed(request):
-            context["errors"]["password"] = PASSWORD_AGAIN
-            context["confirm_rotation"] = True
-        elif action == "rotate":
-            context["new_token"] = entity_rotate_token(
-                entity=merchant.entity, overlap=overlap_form.chosen_overlap(), changed_by=actor
-            )
-            messages.success(request, f"A new API token: {_overlap_note(merchant.entity)}")
-        elif not request.POST.get("overlap"):
-            # Setting a token is one form, so the choice of overlap is its confirmation: there
-            # is no default that ends the live token unasked.
-            context["errors"]["set_overlap"] = "Choose how long the old token keeps working."
-        else:
-            chosen = request.POST.get("token", "")
-            problem = token_problem(chosen)
-            if problem:
-                context["errors"]["token"] = f"The token {problem}."
-            elif not password_confirmed(request):
-                context["errors"]["set_password"] = PASSWORD_AGAIN
-            else:
-                entity_rotate_token(
-                    entity=merchant.entity,
-                    token=chosen,
-                    overlap=overlap_form.chosen_overlap(),
-                    changed_by=actor,
-                )
-                messages.success(
-                    request, f"Your API token is set: {_overlap_note(merchant.entity)}"
-                )
-    elif action == "end-previous":
-        if entity_end_previous_token(entity=merchant.entity, changed_by=actor):
-            messages.success(request, "The previous token no longer works.")
-    elif action == "test":
-        try:
-            notification_test(merchant=merchant)
-        except ValueError as exc:
-            messages.error(request, f"No test notification: {exc}.")
-        else:
-            messages.success(request, "A test notification is on its way: see the deliveries.")
-    elif action == "redeliver":
-        event_id = request.POST.get("event_id", "")
-        if not deliveries_of(merchant).filter(pk=event_id).exists():
-            raise Http404("no such notification")
-        redeliver(event_id=event_id, actor=actor)
-        messages.success(request, "The notification will be delivered again now.")
-    elif action == "notification":
-        url = request.POST.get("notification_url", "").strip()
-        problem = url_problem(url) if url else ""
-        if problem:
-            context["errors"]["notification_url"] = f"The URL {problem}."
-        else:
-            merchant = merchant_update(merchant=merchant, values={"notification_url": url})
-            messages.success(request, "The notification URL is saved.")
+    shown: Shown = {}
+    action = None
+    if request.method == "POST":
+        action = DEVELOPER_ACTIONS.get(request.POST.get("action", ""))
+    if action is not None:
+        shown = action(request, merchant, f"portal:{request.user.get_username()}")
+    merchant = shown.get("merchant", merchant)
     merchant.entity.refresh_from_db()
     entity = merchant.entity
-    context.setdefault("overlap_form", TokenOverlapForm())
-    context.update(
-        merchant=merchant,
-        entity=entity,
-        previous_live=entity.previous_token_live(timezone.now()),
-        token_changes=entity.token_changes.all()[:10],
-        deliveries=deliveries_of(merchant).prefetch_related("deliveries")[:20],
+    context = {
+        "title": "Developers",
+        "errors": {},
+        "overlap_form": TokenOverlapForm(),
+        **shown,
+        "merchant": merchant,
+        "entity": entity,
+        "previous_live": entity.previous_token_live(timezone.now()),
+        "token_changes": entity.token_changes.all()[:10],
+        "deliveries": deliveries_of(merchant).prefetch_related("deliveries")[:20],
+    }
+    response = render(
+        request, "portal/developers.html", context, status=400 if context["errors"] else 200
     )
-    status = 400 if context["errors"] else 200
-    response = render(request, "portal/developers.html", context, status=status)
     if "new_token" in context:
         response["Cache-Control"] = "no-store"
     return response

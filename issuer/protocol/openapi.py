@@ -77,7 +77,26 @@ def refusal(text: str, errors: tuple[str, ...], **headers: dict[str, Any]) -> di
 
 
 def token_operations() -> dict[str, dict[str, Any]]:
-    form = {
+    return {
+        "post": {
+            "operationId": "issuer_token_post",
+            "tags": ["issuer"],
+            "summary": "An access token for the issuer API (client credentials, private_key_jwt)",
+            "description": "OAuth 2.0 client credentials grant; the client authenticates with a "
+            "signed JWT assertion (RFC 7521, 7523). Refusals are RFC 6749 5.2 JSON. See "
+            "docs/issuer.md.",
+            "security": [],
+            "requestBody": {
+                "required": True,
+                "content": {"application/x-www-form-urlencoded": {"schema": _token_form()}},
+            },
+            "responses": _token_responses(),
+        }
+    }
+
+
+def _token_form() -> dict[str, Any]:
+    return {
         "type": "object",
         "properties": {
             "grant_type": {"type": "string", "enum": ["client_credentials"]},
@@ -113,6 +132,10 @@ def token_operations() -> dict[str, dict[str, Any]]:
         "which is refused: the assertion alone authenticates. No parameter may be repeated or "
         "sent in the query string.",
     }
+
+
+def _token_responses() -> dict[str, Any]:
+    """The token issued (200) and the RFC 6749 5.2 refusals."""
     issued = {
         "type": "object",
         "properties": {
@@ -124,47 +147,25 @@ def token_operations() -> dict[str, dict[str, Any]]:
         "required": ["access_token", "token_type", "expires_in", "scope"],
         "additionalProperties": False,
     }
-    cache = {**NO_STORE, "Pragma": header("`no-cache`")}
+    pragma = {"Pragma": header("`no-cache`")}
     return {
-        "post": {
-            "operationId": "issuer_token_post",
-            "tags": ["issuer"],
-            "summary": "An access token for the issuer API (client credentials, private_key_jwt)",
-            "description": "OAuth 2.0 client credentials grant; the client authenticates with a "
-            "signed JWT assertion (RFC 7521, 7523). Refusals are RFC 6749 5.2 JSON. See "
-            "docs/issuer.md.",
-            "security": [],
-            "requestBody": {
-                "required": True,
-                "content": {"application/x-www-form-urlencoded": {"schema": form}},
-            },
-            "responses": {
-                "200": response("The access token.", "application/json", issued, cache),
-                "400": refusal(
-                    "invalid_request (a malformed or oversized form, a missing, repeated or "
-                    "misplaced parameter, another media type), unsupported_grant_type, "
-                    "invalid_grant (an expired, replayed or invalid assertion), invalid_scope, "
-                    "unauthorized_client.",
-                    TOKEN_ERRORS,
-                    **{"Pragma": header("`no-cache`")},
-                ),
-                "401": refusal(
-                    "invalid_client: unknown client or a signature that does not verify.",
-                    TOKEN_ERRORS,
-                    **{
-                        "Pragma": header("`no-cache`"),
-                        "WWW-Authenticate": header('`Bearer error="invalid_client", ...`'),
-                    },
-                ),
-                "405": refusal(
-                    "Use POST.",
-                    TOKEN_ERRORS,
-                    Allow=header("`POST`"),
-                    **{"Pragma": header("`no-cache`")},
-                ),
-                "500": envelope(SERVER_ERROR),
-            },
-        }
+        "200": response("The access token.", "application/json", issued, {**NO_STORE, **pragma}),
+        "400": refusal(
+            "invalid_request (a malformed or oversized form, a missing, repeated or "
+            "misplaced parameter, another media type), unsupported_grant_type, "
+            "invalid_grant (an expired, replayed or invalid assertion), invalid_scope, "
+            "unauthorized_client.",
+            TOKEN_ERRORS,
+            **pragma,
+        ),
+        "401": refusal(
+            "invalid_client: unknown client or a signature that does not verify.",
+            TOKEN_ERRORS,
+            **pragma,
+            **{"WWW-Authenticate": header('`Bearer error="invalid_client", ...`')},
+        ),
+        "405": refusal("Use POST.", TOKEN_ERRORS, Allow=header("`POST`"), **pragma),
+        "500": envelope(SERVER_ERROR),
     }
 
 
@@ -228,48 +229,14 @@ def _implemented() -> dict[tuple[str, str], Any]:
 
 def api_operations() -> dict[str, dict[str, Any]]:
     implemented = _implemented()
-    groups = sorted({group for group, _ in implemented})
-    names = sorted({name for _, name in implemented})
-    listing = []
-    for (group, name), op in implemented.items():
-        fields = "; ".join(f"`{spec.name}` ({description(spec).rstrip('.')})" for spec in op.table)
-        listing.append(
-            f"- `{group}/{name}` (scope {op.scope}): {op.summary}. Payload "
-            f"`issuer.{group}.{name}.request`: {fields or 'no fields'}."
-        )
-    both = {
-        "anyOf": [error_schema(API_ERRORS), {"$ref": f"#/components/schemas/{ENVELOPE_COMPONENT}"}]
-    }
     return {
         "post": {
             "operationId": "issuer_operation_post",
             "tags": ["issuer"],
             "summary": "Call an issuer operation: a JWE request, a JWE answer",
-            "description": "The body is a compact JWE (RSA-OAEP-256, A128GCM) to the issuer's "
-            "encryption key (kid from /.well-known/jwks.json) of a JSON object of the "
-            "operation's fields; the answer a compact JWE to the requestor's registered RSA key "
-            "of the platform's envelope (`result.code` is the outcome). Checked in order: the "
-            "access token (401), the requestor's rate (429), the operation (404), its scope (403), "
-            "the media type (415), "
-            "the size (413), the JWE (400). See docs/issuer.md. The implemented operations:\n\n"
-            + "\n".join(listing),
+            "description": _api_description(implemented),
             "security": [{ACCESS_TOKEN_SCHEME: sorted({op.scope for op in implemented.values()})}],
-            "parameters": [
-                {
-                    "name": "group",
-                    "in": "path",
-                    "required": True,
-                    "description": "The catalogue group of an implemented operation.",
-                    "schema": {"type": "string", "enum": groups},
-                },
-                {
-                    "name": "operation",
-                    "in": "path",
-                    "required": True,
-                    "description": "The operation (a name of that group: see the list above).",
-                    "schema": {"type": "string", "enum": names},
-                },
-            ],
+            "parameters": _api_parameters(implemented),
             "requestBody": {
                 "required": True,
                 "content": {
@@ -283,54 +250,104 @@ def api_operations() -> dict[str, dict[str, Any]]:
                     }
                 },
             },
-            "responses": {
-                "200": response(
-                    "The answer, a compact JWE of the envelope.",
-                    JOSE,
-                    {"type": "string", "pattern": JWE},
-                    NO_STORE,
-                ),
-                "400": response(
-                    "invalid_request: a body that is not a compact JWE to a live issuer key "
-                    "decrypting to a JSON object, or a Content-Length that is not a number; "
-                    "the envelope (200.300.404) for card data or secrets in the query string.",
-                    "application/json",
-                    both,
-                ),
-                "401": refusal(
-                    "invalid_token: no access token (a bare `Bearer` challenge), or one that is "
-                    "not valid, or whose client is no longer registered.",
-                    API_ERRORS,
-                    **{"WWW-Authenticate": header("`Bearer` (RFC 6750 3.1)")},
-                ),
-                "403": refusal(
-                    "insufficient_scope: the token lacks the operation's scope.",
-                    API_ERRORS,
-                    **{"WWW-Authenticate": header('`Bearer error="insufficient_scope", ...`')},
-                ),
-                "404": refusal("No such implemented operation.", API_ERRORS),
-                "405": refusal("Use POST.", API_ERRORS, Allow=header("`POST`")),
-                "413": response(
-                    f"The body is larger than {settings.ISSUER_MAX_JWE_BYTES} bytes.",
-                    "application/json",
-                    both,
-                ),
-                "415": refusal("The body is not application/jose.", API_ERRORS),
-                "429": refusal(
-                    "too_many_requests: the requestor is over API_RATE_LIMIT in this window "
-                    "(800.120.100, docs/operations.md, Rate limiting); retry after `Retry-After` "
-                    "seconds. Checked once the access token is verified.",
-                    API_ERRORS,
-                    **{"Retry-After": header("Seconds to wait before retrying.")},
-                ),
-                "500": envelope(SERVER_ERROR),
-                "503": refusal(
-                    "temporarily_unavailable: the requestor's registered JWK set cannot be read "
-                    "now.",
-                    API_ERRORS,
-                ),
-            },
+            "responses": _api_responses(),
         }
+    }
+
+
+def _api_description(implemented: dict[tuple[str, str], Any]) -> str:
+    """The protocol, the order of the checks, and every implemented operation with its fields."""
+    listing = []
+    for (group, name), op in implemented.items():
+        fields = "; ".join(f"`{spec.name}` ({description(spec).rstrip('.')})" for spec in op.table)
+        listing.append(
+            f"- `{group}/{name}` (scope {op.scope}): {op.summary}. Payload "
+            f"`issuer.{group}.{name}.request`: {fields or 'no fields'}."
+        )
+    return (
+        "The body is a compact JWE (RSA-OAEP-256, A128GCM) to the issuer's "
+        "encryption key (kid from /.well-known/jwks.json) of a JSON object of the "
+        "operation's fields; the answer a compact JWE to the requestor's registered RSA key "
+        "of the platform's envelope (`result.code` is the outcome). Checked in order: the "
+        "access token (401), the requestor's rate (429), the operation (404), its scope (403), "
+        "the media type (415), "
+        "the size (413), the JWE (400). See docs/issuer.md. The implemented operations:\n\n"
+        + "\n".join(listing)
+    )
+
+
+def _api_parameters(implemented: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
+    """The path's group and operation: the implemented ones."""
+    groups = sorted({group for group, _ in implemented})
+    names = sorted({name for _, name in implemented})
+    return [
+        {
+            "name": "group",
+            "in": "path",
+            "required": True,
+            "description": "The catalogue group of an implemented operation.",
+            "schema": {"type": "string", "enum": groups},
+        },
+        {
+            "name": "operation",
+            "in": "path",
+            "required": True,
+            "description": "The operation (a name of that group: see the list above).",
+            "schema": {"type": "string", "enum": names},
+        },
+    ]
+
+
+def _api_responses() -> dict[str, Any]:
+    """The JWE answer (200), the envelope's refusals and RFC 6750's."""
+    both = {
+        "anyOf": [error_schema(API_ERRORS), {"$ref": f"#/components/schemas/{ENVELOPE_COMPONENT}"}]
+    }
+    return {
+        "200": response(
+            "The answer, a compact JWE of the envelope.",
+            JOSE,
+            {"type": "string", "pattern": JWE},
+            NO_STORE,
+        ),
+        "400": response(
+            "invalid_request: a body that is not a compact JWE to a live issuer key "
+            "decrypting to a JSON object, or a Content-Length that is not a number; "
+            "the envelope (200.300.404) for card data or secrets in the query string.",
+            "application/json",
+            both,
+        ),
+        "401": refusal(
+            "invalid_token: no access token (a bare `Bearer` challenge), or one that is "
+            "not valid, or whose client is no longer registered.",
+            API_ERRORS,
+            **{"WWW-Authenticate": header("`Bearer` (RFC 6750 3.1)")},
+        ),
+        "403": refusal(
+            "insufficient_scope: the token lacks the operation's scope.",
+            API_ERRORS,
+            **{"WWW-Authenticate": header('`Bearer error="insufficient_scope", ...`')},
+        ),
+        "404": refusal("No such implemented operation.", API_ERRORS),
+        "405": refusal("Use POST.", API_ERRORS, Allow=header("`POST`")),
+        "413": response(
+            f"The body is larger than {settings.ISSUER_MAX_JWE_BYTES} bytes.",
+            "application/json",
+            both,
+        ),
+        "415": refusal("The body is not application/jose.", API_ERRORS),
+        "429": refusal(
+            "too_many_requests: the requestor is over API_RATE_LIMIT in this window "
+            "(800.120.100, docs/operations.md, Rate limiting); retry after `Retry-After` "
+            "seconds. Checked once the access token is verified.",
+            API_ERRORS,
+            **{"Retry-After": header("Seconds to wait before retrying.")},
+        ),
+        "500": envelope(SERVER_ERROR),
+        "503": refusal(
+            "temporarily_unavailable: the requestor's registered JWK set cannot be read now.",
+            API_ERRORS,
+        ),
     }
 
 

@@ -21,9 +21,10 @@ from ..checkouts import selectors, services
 from ..checkouts.models import Checkout, CheckoutStatus
 from ..render import payment_body
 from ..services.types import Money
+from .examples import MERCHANT
 from .tables.answer import PAYMENT_DOCUMENTED
 from .tables.checkouts import CHECKOUT_CREATE
-from .views import ANYONE, MERCHANT, caller_for, checked_path_id
+from .views import ANYONE, caller_for, checked_path_id
 
 CHECKOUT_ID = AN(
     32,

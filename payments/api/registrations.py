@@ -6,6 +6,7 @@ card). A registration is reached only through its merchant (or that merchant's c
 other entity gets 404 on every path.
 """
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework.request import Request
@@ -31,9 +32,10 @@ from ..registrations.tables import (
 )
 from ..services.types import PaymentOutcome, StoredCard
 from .commands import card_from, details_from, money_of, threeds_from
+from .examples import CARD, MERCHANT
 from .tables.answer import PAYMENT_DOCUMENTED
 from .tables.registrations import REGISTRATION_CREATE, REGISTRATION_PAYMENT
-from .views import ANYONE, CARD, MERCHANT, PaymentsView, caller_for, checked_path_id
+from .views import ANYONE, PaymentsView, caller_for, check_authentication, checked_path_id
 
 STORED = answer("registrationId")
 REGISTRATION_LINKS = {
@@ -85,7 +87,9 @@ class RegistrationsView(SpecView):
     }
     links = REGISTRATION_LINKS
 
-    def run(self, principal: Principal, flat: dict[str, Any]) -> PaymentOutcome:
+    def run(
+        self, principal: Principal, flat: dict[str, Any], *, data: Mapping[str, Any], **kwargs: Any
+    ) -> PaymentOutcome:
         caller = caller_for(principal, flat, self.request.build_absolute_uri("/"))
         return registration_services.registration_create(
             caller=caller,
@@ -162,7 +166,7 @@ class RegistrationPaymentsView(PaymentsView):
         return super().answer_links("/pay/v3/payments", method)
 
     def post(self, request: Request, registration_id: str = "", **kwargs: Any) -> Response:  # type: ignore[override]
-        self.registration_id = checked_path_id(registration_id, REGISTRATION_ID, "registration")
+        registration_id = checked_path_id(registration_id, REGISTRATION_ID, "registration")
         data = request.data if isinstance(request.data, dict) else {}
         card_data = [
             (name, value, "is not taken with a stored card: the registration's card is used")
@@ -171,24 +175,25 @@ class RegistrationPaymentsView(PaymentsView):
         ]
         if card_data:
             raise ParameterError(card_data)
-        self.data = data
-        return self.answer(request, data)
+        return self.answer(request, data, registration_id=registration_id)
 
-    def reconcile(
-        self, principal: Principal, flat: dict[str, Any], payment_id: str | None = None, **kw: Any
-    ) -> dict[str, Any]:
-        self.original_id = None
-        return flat
-
-    def run(self, principal: Principal, flat: dict[str, Any]) -> PaymentOutcome:
+    def run(  # type: ignore[override]  # its path always names the registration
+        self,
+        principal: Principal,
+        flat: dict[str, Any],
+        *,
+        data: Mapping[str, Any],
+        registration_id: str,
+        **kwargs: Any,
+    ) -> PaymentOutcome:
         caller = caller_for(principal, flat, self.request.build_absolute_uri("/"))
         registration = selectors.registration_get(
-            entity=principal.entity, registration_id=self.registration_id
+            entity=principal.entity, registration_id=registration_id
         )
         number = ""
         if registration.status == RegistrationStatus.ACTIVE:
             number = cards.decrypt_pan(registration.pan_ciphertext)  # for the 3DS version only
-        self.check_authentication(caller, flat, card_number=number)
+        check_authentication(caller, flat, data, card_number=number)
         use_case = (
             services.payment_authorize if flat["paymentType"] == "PA" else services.payment_debit
         )
@@ -197,7 +202,7 @@ class RegistrationPaymentsView(PaymentsView):
             reference=flat["merchantTransactionId"],
             request_hash=idempotency.fingerprint(flat),
             money=money_of(flat),
-            card=StoredCard(self.registration_id, cvv=flat.get("card.cvv", "")),
+            card=StoredCard(registration_id, cvv=flat.get("card.cvv", "")),
             details=details_from(flat),
             threeds=threeds_from(flat),
         )

@@ -4,6 +4,7 @@ POST /pay/v3/payments (every type) and /pay/v3/payments/{id} (CP, RV, RF, PR aga
 reversal path /pay/v21/payments (RV only), and GET /pay/v3/payments/{id} (inquiry).
 """
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework.request import Request
@@ -16,7 +17,7 @@ from core.errors import ParameterError
 from core.fields import Choice, FieldType
 from core.nesting import lookup
 from core.parsers import nest_query
-from core.schema import answer, body_example, link
+from core.schema import answer, link
 from core.tables import Table
 from merchants import selectors as merchant_selectors
 from terminals import selectors as terminal_selectors
@@ -36,114 +37,12 @@ from .commands import (
     money_of,
     threeds_from,
 )
+from .examples import INITIAL_EXAMPLES, REFERENCED_EXAMPLES, REVERSAL_EXAMPLES
 from .tables import PAYMENT, PAYMENT_INQUIRY
 from .tables.answer import PAYMENT_DOCUMENTED
 from .tables.payment import TRANSACTION_ID
 
 ANYONE = frozenset({"PARTICIPATOR", "MERCHANT", "POS"})
-
-
-# --- The OpenAPI document: examples the API accepts (the demo's merchant of `make run`) --------
-
-MERCHANT = {"entityId": "10000001", "entityType": "MERCHANT", "merchant.id": "10000001"}
-CARD = {
-    "card.number": "4200000000000000",
-    "card.holder": "Jane Doe",
-    "card.expiryMonth": "12",
-    "card.expiryYear": "2034",
-    "card.cvv": "123",
-}
-BROWSER = {
-    f"customer.browser.{name}": value
-    for name, value in (
-        ("acceptHeader", "text/html"),
-        ("language", "en-US"),
-        ("userAgent", "Mozilla/5.0"),
-        ("javascriptEnabled", "true"),
-        ("javaEnabled", "false"),
-        ("screenHeight", "1080"),
-        ("screenWidth", "1920"),
-        ("timezone", "-60"),
-        ("screenColorDepth", "24"),
-        ("challengeWindow", "02"),
-    )
-}
-BILLING = {
-    "billing.street1": "1 Main Street",
-    "billing.city": "Berlin",
-    "billing.postcode": "10115",
-    "billing.country": "DE",
-}
-
-
-def _payment(mtid: str, kind: str, **fields: str) -> dict[str, str]:
-    return {**MERCHANT, "merchantTransactionId": mtid.ljust(32, "0"), "paymentType": kind, **fields}
-
-
-def _example(values: dict[str, str]) -> dict[str, str]:
-    return body_example(PAYMENT, values)
-
-
-INITIAL_EXAMPLES = {
-    "PA": _example(
-        _payment("pa1", "PA", amount="100.00", currency="EUR", validityPeriod="86400000") | CARD
-    ),
-    "DB with billing address, cart and custom parameters": _example(
-        _payment("db1", "DB", amount="25.00", currency="EUR")
-        | CARD
-        | BILLING
-        | {
-            "cart.items[0].name": "Fountain pen",
-            "cart.items[0].quantity": "1",
-            "cart.items[0].price": "25.00",
-            "customParameters[SHOPPER_orderNo]": "42",
-        }
-    ),
-    "DB through a terminal (POS)": _example(
-        _payment("po1", "DB", amount="30.00", currency="EUR", transactionCategory="PO")
-        | {"entityType": "POS", "pos.terminalId": "T0000001"}
-        | CARD
-    ),
-    "DB with 3-D Secure": _example(
-        _payment("ds1", "DB", amount="49.90", currency="EUR")
-        | CARD
-        | {"card.number": "4000000000001091"}
-        | BROWSER
-        | BILLING
-        | {
-            "threeDSecure.indicator": "true",
-            "shopperResultUrl": "https://shop.example.com/3ds-result",
-            "customer.email": "jane@example.com",
-            "customer.givenName": "Jane",
-            "customer.surname": "Doe",
-            "customParameters[ReqAuthMethod]": "02",
-        }
-    ),
-    "DB authenticated elsewhere (threeDSecure.indicator=third)": _example(
-        _payment("th1", "DB", amount="19.90", currency="EUR")
-        | CARD
-        | {
-            "threeDSecure.indicator": "third",
-            "threeDSecure.authenticationStatus": "Y",
-            "threeDSecure.eci": "05",
-            "threeDSecure.verificationId": "AAABBEg0VhI0VniQEjRWAAAAAAA=",
-            "threeDSecure.dsTransactionId": "f25084f0-5b16-4c0a-ae5d-b24808a95e4b",
-        }
-    ),
-    "CD": _example(_payment("cd1", "CD", amount="5.00", currency="EUR") | CARD),
-    "CV": _example(_payment("cv1", "CV") | CARD),
-}
-ORIGINAL = "8ac7a4a0817e8d2d01817f2a33a21c44"  # a payment id: substitute one of yours
-REFERENCED_EXAMPLES = {
-    "CP": _example(_payment("cp1", "CP", amount="60.00", currency="EUR")),
-    "RF": _example(_payment("rf1", "RF", amount="15.00", currency="EUR")),
-    "RV": _example(_payment("rv1", "RV", transactionSource="CARDHOLDER")),
-}
-REVERSAL_EXAMPLES = {
-    "RV": _example(
-        _payment("rv2", "RV", transactionSource="CARDHOLDER", originalTransactionId=ORIGINAL)
-    )
-}
 
 
 def caller_for(principal: Principal, flat: dict[str, Any], base_url: str = "") -> Caller:
@@ -221,6 +120,44 @@ def authentication_problems_of(
     return problems
 
 
+def check_authentication(
+    caller: Caller, flat: dict[str, Any], data: Mapping[str, Any], *, card_number: str
+) -> None:
+    """400 for the 3-D Secure and standing-instruction rules a payment breaks, each problem with
+    the value sent (`data`)."""
+    problems = authentication_problems_of(caller, flat, card_number=card_number)
+    if problems:
+        raise ParameterError([(name, lookup(data, name), msg) for name, msg in problems])
+
+
+def original_id_of(flat: dict[str, Any], payment_id: str | None) -> str | None:
+    """The payment a referenced type (CP, RV, RF, PR) acts on: the path's id or the body's
+    originalTransactionId, which must agree; None for the other types (which /payments/{id}
+    refuses)."""
+    kind, given = flat["paymentType"], flat.get("originalTransactionId")
+    if kind not in REFERENCED_TYPES:
+        if payment_id:
+            raise ParameterError(
+                [("paymentType", kind, "only CP, RV, RF and PR are posted to /payments/{id}")]
+            )
+        return None
+    if payment_id and given and given != payment_id:
+        raise ParameterError(
+            [
+                (
+                    "originalTransactionId",
+                    given,
+                    f"does not match the path's payment id {payment_id}",
+                )
+            ]
+        )
+    if not (payment_id or given):
+        raise ParameterError(
+            [("originalTransactionId", None, f"is required for paymentType {kind}")]
+        )
+    return payment_id or given
+
+
 class PaymentsView(SpecView):
     """Every payment type; the payment row itself is the idempotency record (services.engine).
     GET is the inquiry of one payment: the URL conf allows it on /payments/{id} only."""
@@ -286,7 +223,6 @@ class PaymentsView(SpecView):
         if payment_id is not None:
             payment_id = checked_path_id(payment_id)
         data = request.data if isinstance(request.data, dict) else {}
-        self.data = data
         return self.answer(request, data, payment_id=payment_id)
 
     def reconcile(
@@ -297,51 +233,27 @@ class PaymentsView(SpecView):
             raise ParameterError(
                 [("paymentType", kind, "this path takes " + ", ".join(sorted(self.only_types)))]
             )
-        self.original_id = self._original_id(flat, payment_id)
+        original_id_of(flat, payment_id)  # refused here, before the merchant is looked up
         return flat
 
-    def run(self, principal: Principal, flat: dict[str, Any]) -> PaymentOutcome:
+    def run(
+        self,
+        principal: Principal,
+        flat: dict[str, Any],
+        *,
+        data: Mapping[str, Any],
+        payment_id: str | None = None,
+        **kwargs: Any,
+    ) -> PaymentOutcome:
         caller = caller_for(principal, flat, self.request.build_absolute_uri("/"))
-        self.check_authentication(caller, flat, card_number=flat.get("card.number", ""))
+        check_authentication(caller, flat, data, card_number=flat.get("card.number", ""))
         common = {
             "caller": caller,
             "reference": flat["merchantTransactionId"],
             "request_hash": idempotency.fingerprint(flat),
             "details": details_from(flat),
         }
-        return submit(flat["paymentType"], flat, common, self.original_id or "")
-
-    def check_authentication(
-        self, caller: Caller, flat: dict[str, Any], *, card_number: str
-    ) -> None:
-        problems = authentication_problems_of(caller, flat, card_number=card_number)
-        if problems:
-            raise ParameterError([(name, lookup(self.data, name), msg) for name, msg in problems])
-
-    @staticmethod
-    def _original_id(flat: dict[str, Any], payment_id: str | None) -> str | None:
-        kind, given = flat["paymentType"], flat.get("originalTransactionId")
-        if kind not in REFERENCED_TYPES:
-            if payment_id:
-                raise ParameterError(
-                    [("paymentType", kind, "only CP, RV, RF and PR are posted to /payments/{id}")]
-                )
-            return None
-        if payment_id and given and given != payment_id:
-            raise ParameterError(
-                [
-                    (
-                        "originalTransactionId",
-                        given,
-                        f"does not match the path's payment id {payment_id}",
-                    )
-                ]
-            )
-        if not (payment_id or given):
-            raise ParameterError(
-                [("originalTransactionId", None, f"is required for paymentType {kind}")]
-            )
-        return payment_id or given
+        return submit(flat["paymentType"], flat, common, original_id_of(flat, payment_id) or "")
 
     def get(self, request: Request, payment_id: str) -> Response:
         payment_id = checked_path_id(payment_id)

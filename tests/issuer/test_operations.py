@@ -23,7 +23,7 @@ from issuer.cards.models import (
     CardTransaction,
     ProductOperation,
 )
-from issuer.operations.catalogue import CATALOGUE
+from issuer.catalogue import CATALOGUE
 from issuer.operations.examples import EXAMPLES, given_values
 from tests.factories import MerchantFactory
 
@@ -952,7 +952,7 @@ def test_no_reference_the_issuer_gives_looks_like_a_card_number(cards, monkeypat
     """A cardReference of 24 hex digits holds twelve decimal digits in a row about once in 250
     draws, and the API refuses a Luhn-valid run in any reference field (a card number): CI saw a
     CardApplication's card refused when sent back. Such a draw is drawn again."""
-    from issuer.cards import models as card_models
+    from issuer.cards.models import references as card_models
 
     draws = iter(["411111111111111100000000" + "0" * 8, "ab" * 16])
     monkeypatch.setattr(card_models, "new_id", lambda: next(draws))

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from merchants import services
 from merchants.models import Entity, EntityTokenChange, PortalUser
-from merchants.portal import token_problem
+from merchants.portal_forms import token_problem
 from merchants.selectors import entity_by_token
 from tests.conftest import SpecClient, code
 from tests.merchants.test_admin import MERCHANTS, change_url, run_action, text
