@@ -486,10 +486,12 @@ def machine_info(database_url: str) -> dict[str, Any]:
         try:
             with conn.cursor() as cur:
                 cur.execute("SELECT version()")
-                info["postgresql"] = cur.fetchone()[0].split(" on ")[0]
+                version: Any = cur.fetchone()
+                info["postgresql"] = version[0].split(" on ")[0]
                 for name in ("synchronous_commit", "fsync", "shared_buffers", "max_connections"):
                     cur.execute(f"SHOW {name}")
-                    info[f"pg_{name}"] = cur.fetchone()[0]
+                    shown: Any = cur.fetchone()
+                    info[f"pg_{name}"] = shown[0]
         finally:
             conn.close()
     with contextlib.suppress(Exception):

@@ -36,5 +36,5 @@ def _pools() -> dict[str, Any]:
     # tests/core/test_pools.py breaks when that changes.
     from django.db.backends.postgresql.base import DatabaseWrapper
 
-    pools: dict[str, Any] = DatabaseWrapper._connection_pools
+    pools: dict[str, Any] = DatabaseWrapper._connection_pools  # type: ignore[attr-defined]
     return pools

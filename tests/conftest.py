@@ -95,6 +95,20 @@ class SpecClient:
         )
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):  # type: ignore[no-untyped-def]
+    """pytest-django's hook before the test database is set up (its xdist suffix kept): the test
+    process's pool (config/settings.py, DB_POOL) lends a connection to each of the fifty
+    threads a race test starts at once, and closes what they leave within seconds, so that
+    three workers' pools never sit on PostgreSQL's 100 connections (docs/operations.md, "The
+    database connections"). Servers a test starts keep the production sizes."""
+    from django.conf import settings as django_settings
+
+    options = django_settings.DATABASES["default"].get("OPTIONS", {})
+    if options.get("pool"):
+        options["pool"] = {**options["pool"], "max_size": 60, "max_idle": 2.0}
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _quick_password_hashing():  # type: ignore[no-untyped-def]
     """Passwords hashed with 1,000 PBKDF2 iterations (tests/hashers.py), PINs likewise."""

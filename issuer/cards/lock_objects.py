@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from core.errors import NotFound
 from core.prepared import INTEGER, PreparedRead
+from core.rows import Insert
 
 from .. import results
 from .models import Card, CardAccount, CardTransaction, Customer
@@ -65,3 +66,16 @@ def customer_lock(*, customer: Customer) -> Customer:
 def transaction_lock(*, row: CardTransaction) -> CardTransaction:
     """An issuer transaction's row, locked after its card's (a refund or reversal of it)."""
     return CardTransaction.objects.select_for_update().get(pk=row.pk)
+
+
+# Every issuer request's row (its answer kept for replays; money/movement.record), as plain SQL
+# (core/rows.py).
+TRANSACTION_RECORD: Insert[CardTransaction] = Insert(
+    CardTransaction,
+    'INSERT INTO "issuer_cardtransaction" ("reference", "client_id", "requestor_reference", '
+    '"request_hash", "answer", "type", "status", "result_code", "card_id", "account_id", '
+    '"amount", "currency", "channel", "region", "merchant_name", "mcc", "description", '
+    '"journal_id", "hold_id", "original_id", "reversed", "counts_for_limits", "created_at") '
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+    '%s, %s, %s) RETURNING "id"',
+)

@@ -17,25 +17,29 @@ a requestor's input, and answer what any unexpected error does (999.999.999, HTT
 issuer's JWE API), logged where they are found."""
 
 import contextlib
-import functools
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, F, QuerySet, Sum, When
+from django.db.models import Sum
 from django.utils import timezone
 
 from core import results as core_results
 from core.errors import ApplicationError
-from core.prepared import DECIMAL, INTEGER, MANY_ROWS, PreparedChange, PreparedInsert
 
 from .. import results
-from .lock_objects import account_lock_with_held, accounts_lock, hold_lock
+from .lock_objects import (
+    ENTRIES,
+    JOURNAL,
+    account_lock_with_held,
+    accounts_lock,
+    balances_move,
+    hold_lock,
+)
 from .models import Entry, Hold, Journal, LedgerAccount
 from .selectors import holds_counting
 
@@ -113,55 +117,16 @@ def post(
             held = account.held_total  # type: ignore[attr-defined]  # account_lock_with_held's
             if change[pk] < 0 and account.balance - held + change[pk] < 0:
                 raise InsufficientFunds(f"{account} cannot pay {-change[pk]}")
-        journal = _JOURNAL.insert(Journal(kind=kind, description=description))
+        journal = JOURNAL.insert(Journal(kind=kind, description=description))
         entries = [
             Entry(journal=journal, account_id=account.pk, currency=account.currency, amount=amount)
             for account, amount in lines
         ]
-        _ENTRIES.insert_many(entries)
-        _move_balances(sorted(change.items()))
+        ENTRIES.insert_many(entries)
+        balances_move(moves=sorted(change.items()))
         for pk in guarded:
             read[pk].balance += change[pk]
     return journal
-
-
-# Every money movement's journal, its entries and its balances: their statements are compiled
-# once per process (core.prepared), the entries' and the balances' once per count of them.
-_JOURNAL: PreparedInsert[Journal] = PreparedInsert(Journal)
-_ENTRIES: PreparedInsert[Entry] = PreparedInsert(Entry)
-
-
-def _moved_balances(
-    moves: list[tuple[Any, Any]],
-) -> tuple[QuerySet[LedgerAccount], dict[str, Any]]:
-    """The accounts of `moves` (pk, delta) and the `balance` that moves each by its delta: one
-    UPDATE, as `queryset.update(**assignments)`."""
-    balance = Case(
-        *(When(pk=pk, then=F("balance") + delta) for pk, delta in moves),
-        output_field=LedgerAccount._meta.get_field("balance"),
-    )
-    return LedgerAccount.objects.filter(pk__in=[pk for pk, _ in moves]), {"balance": balance}
-
-
-@functools.cache
-def _balances_move(count: int) -> PreparedChange:
-    """`_moved_balances` of `count` accounts, prepared: each account and delta an argument."""
-    return PreparedChange(
-        lambda **a: _moved_balances([(a[f"account{i}"], a[f"delta{i}"]) for i in range(count)]),
-        **{f"account{i}": INTEGER for i in range(count)},
-        **{f"delta{i}": DECIMAL for i in range(count)},
-    )
-
-
-def _move_balances(moves: list[tuple[int, Decimal]]) -> None:
-    """Every balance in one statement, rows in pk order (the order every lock takes them in)."""
-    if moves and len(moves) <= MANY_ROWS:
-        arguments: dict[str, Any] = {f"account{i}": pk for i, (pk, _) in enumerate(moves)}
-        arguments.update({f"delta{i}": delta for i, (_, delta) in enumerate(moves)})
-        _balances_move(len(moves)).change(**arguments)
-    elif moves:
-        queryset, assignments = _moved_balances(moves)
-        queryset.update(**assignments)
 
 
 def _balanced_change(lines: list[tuple[LedgerAccount, Decimal]]) -> dict[int, Decimal]:

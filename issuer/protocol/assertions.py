@@ -36,7 +36,7 @@ from jwcrypto.common import JWException, base64url_decode
 from jwcrypto.jwa import JWA
 
 from core.fields import CONTROL_CHARACTERS
-from core.prepared import PreparedInsert
+from core.rows import Insert
 
 from ..models import RequestorProfile, UsedAssertion
 from . import requestors
@@ -238,8 +238,12 @@ def assertion_verify(
     return _check_claims(claims, client_id=profile.application.client_id, kid=kid, now=now)
 
 
-# One jti row per token: its INSERT is compiled once per process (core.prepared).
-_USED: PreparedInsert[UsedAssertion] = PreparedInsert(UsedAssertion)
+# One jti row per token, as plain SQL (core/rows.py).
+_USED: Insert[UsedAssertion] = Insert(
+    UsedAssertion,
+    'INSERT INTO "issuer_usedassertion" ("client_id", "jti", "expires_at") VALUES (%s, %s, %s) '
+    'RETURNING "id"',
+)
 
 
 def assertion_consume(verified: VerifiedAssertion) -> None:

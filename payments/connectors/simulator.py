@@ -112,7 +112,10 @@ class AdvisoryLockGate:
 
     def wait(self, timeout: float) -> bool:
         with connection.cursor() as cursor:
-            cursor.execute("SET lock_timeout = %s", [f"{int(timeout * 1000)}ms"])
+            # set_config, not SET: a SET takes no bound parameter (server-side binding).
+            cursor.execute(
+                "SELECT set_config('lock_timeout', %s, false)", [f"{int(timeout * 1000)}ms"]
+            )
             try:
                 cursor.execute("SELECT pg_advisory_lock(%s)", [ADVISORY_LOCK_KEY])
             except Exception:  # noqa: BLE001 - lock_timeout: the network did not answer in time

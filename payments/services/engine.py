@@ -28,7 +28,6 @@ from django.utils import timezone
 
 from core import idempotency, metrics
 from core.lookups import one
-from core.prepared import TEXT, PreparedInsert, PreparedUpdate
 from core.results import TRANSACTION_SUCCEEDED, Result
 
 from .. import results as payment_results
@@ -37,7 +36,7 @@ from ..connectors.routing import connector_for
 from ..models import PAYMENT_STATE, Payment, PaymentState
 from ..registrations.instructions import standing_data
 from ..render import payment_body
-from .lock_objects import payments_lock, state_lock
+from .lock_objects import ANSWERED, ANSWERED_IF_IN_FLIGHT, CLAIM, payments_lock, state_lock
 from .types import Caller, Details, Money, PaymentOutcome
 
 PENDING_CODE = "000.200.000"
@@ -153,10 +152,6 @@ def finalize(
         return Payment.objects.get(pk=payment.pk)
 
 
-# Every payment's first write: its INSERT (some sixty columns) is compiled once per process.
-_CLAIM: PreparedInsert[Payment] = PreparedInsert(Payment)
-
-
 def claim(
     *,
     caller: Caller,
@@ -193,7 +188,7 @@ def claim(
         **fields,
     )
     mark_in_flight(payment)
-    return _CLAIM.insert(payment)
+    return CLAIM.insert(payment)
 
 
 def _stored_data(details: Details) -> dict[str, object]:
@@ -250,20 +245,6 @@ FINISH_FIELDS = (
 )
 
 
-# Every payment's answer (under the caller's lock, or only while the row is still IN_FLIGHT):
-# compiled once per process (core.prepared). No field of FINISH_FIELDS has a pre_save of its own.
-_FINISH: PreparedUpdate[Payment] = PreparedUpdate(
-    Payment, FINISH_FIELDS, lambda pk: Payment.objects.filter(pk=pk), pk=TEXT
-)
-_FINISH_IN_FLIGHT: PreparedUpdate[Payment] = PreparedUpdate(
-    Payment,
-    FINISH_FIELDS,
-    lambda pk, state: Payment.objects.filter(pk=pk, state=state),
-    pk=TEXT,
-    state=TEXT,
-)
-
-
 def finish(
     payment: Payment, answer: NetworkAnswer, *, base_url: str = "", in_flight_only: bool = False
 ) -> Payment:
@@ -285,10 +266,10 @@ def finish(
     payment.result_description = answer.extended_description or result.description
     payment.response_body = payment_body(payment, base_url=base_url)
     if in_flight_only:
-        written = _FINISH_IN_FLIGHT.update(payment, pk=payment.pk, state=PaymentState.IN_FLIGHT)
+        written = ANSWERED_IF_IN_FLIGHT.update(payment, payment.pk, PaymentState.IN_FLIGHT.value)
         if not written:
             raise _AnsweredMeanwhile(payment.pk)
-    elif not _FINISH.update(payment, pk=payment.pk):  # save(update_fields=...)'s refusal
+    elif not ANSWERED.update(payment, payment.pk):  # save(update_fields=...)'s refusal
         raise DatabaseError("Save with update_fields did not affect any rows.")
     metrics.payment_answered(
         payment_type=payment.payment_type, code=result.code, connector=connector_name(answer)

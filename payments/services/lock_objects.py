@@ -10,6 +10,7 @@ from core.errors import NotFound
 from core.lookups import one
 from core.prepared import TEXT, PreparedRead
 from core.results import REFERENCE_NOT_FOUND
+from core.rows import Insert, Update
 from merchants.models import Merchant
 
 from ..models import Payment, PaymentType, ThreeDSAuthentication
@@ -76,3 +77,44 @@ def threeds_lock(auth_id: str) -> ThreeDSAuthentication:
     auth = ThreeDSAuthentication.objects.select_for_update().get(pk=auth_id)
     auth.payment = Payment.objects.select_for_update().get(pk=auth.payment_id)
     return auth
+
+
+# --- the payment's own two writes, as plain SQL (core/rows.py) -----------------------------------
+
+# Every payment's first write, IN_FLIGHT before the network (engine.claim): every column.
+CLAIM = Insert(
+    Payment,
+    'INSERT INTO "payments_payment" ("id", "merchant_id", "terminal_id", "entity_id", '
+    '"entity_type", "payment_type", "merchant_transaction_id", "request_hash", "referenced_id", '
+    '"amount", "currency", "tax_amount", "payment_brand", "state", "in_flight_since", '
+    '"result_code", "result_description", "successful", "card_bin", "card_last4", '
+    '"card_holder", "card_expiry_month", "card_expiry_year", "pan_ciphertext", '
+    '"pan_fingerprint", "auth_code", "acquirer_response", "avs_response", "cvv_response", '
+    '"mac_response", "stan", "retrieval_ref_no", "acquirer_ref_no", "entry_mode", '
+    '"condition_code", "captured_amount", "refunded_amount", "reversed_amount", '
+    '"capturing_amount", "refunding_amount", "reversing_amount", "validity_period_ms", '
+    '"expires_at", "closed_at", "transaction_source", "transaction_category", "descriptor", '
+    '"merchant_invoice_id", "merchant_memo", "checkout_type", "risk_score", "risk_decision", '
+    '"test_mode", "network_reference", "clearing_institute", "threeds_started", '
+    '"registration_id", "scheme_token_id", "standing_instruction_id", "data", "response_body", '
+    '"created_at") VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, '
+    "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+    "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+    "%s)",
+)
+
+# Every payment's answer (engine.finish): what the claim's transaction or the finalize may have
+# changed since the INSERT, and the network's answer. ANSWERED writes it under the caller's
+# lock; ANSWERED_IF_IN_FLIGHT only while the row is still IN_FLIGHT (no lock held).
+ANSWERED = Update(
+    Payment,
+    'UPDATE "payments_payment" SET '
+    '"state" = %s, "in_flight_since" = %s, "successful" = %s, "result_code" = %s, '
+    '"result_description" = %s, "response_body" = %s, "captured_amount" = %s, "currency" = %s, '
+    '"risk_score" = %s, "risk_decision" = %s, "threeds_started" = %s, "registration_id" = %s, '
+    '"standing_instruction_id" = %s, "auth_code" = %s, "acquirer_response" = %s, '
+    '"avs_response" = %s, "cvv_response" = %s, "mac_response" = %s, "stan" = %s, '
+    '"retrieval_ref_no" = %s, "acquirer_ref_no" = %s, "network_reference" = %s, '
+    '"clearing_institute" = %s WHERE "id" = %s',
+)
+ANSWERED_IF_IN_FLIGHT = Update(Payment, ANSWERED.sql + ' AND "state" = %s')

@@ -129,3 +129,53 @@ def test_fifty_parallel_debits_of_a_card_that_can_pay_ten():
     assert outcomes.count("paid") == 10 and outcomes.count("refused") == 40
     assert card.balance == 0
     assert sum(e.amount for e in Entry.objects.filter(account=card)) == 0
+
+
+# --- moved from tests/core/test_prepared.py (issue 33): the one posting path ------------------
+
+
+# The most entries core.prepared once wrote through one compiled statement (until issue 33).
+MANY_ROWS = 8
+
+
+def _accounts(*balances: str):  # type: ignore[no-untyped-def]
+    from issuer.ledger.models import LedgerAccount
+
+    return [
+        LedgerAccount.objects.create(
+            name=f"a{i}", kind="ISSUER", currency="EUR", balance=Decimal(b), allow_negative=True
+        )
+        for i, b in enumerate(balances)
+    ]
+
+
+def test_an_empty_checked_journal_is_written_and_moves_no_balance():
+    from django.db import transaction
+
+    from issuer.ledger import services
+    from issuer.ledger.models import Journal, LedgerAccount
+
+    [account] = _accounts("2.000")
+    account.held_total = Decimal(0)  # type: ignore[attr-defined]  # as account_lock_with_held
+    with transaction.atomic():
+        journal = services.post(kind="PURCHASE", lines=[], locked=[account])
+    assert Journal.objects.filter(pk=journal.pk, entries__isnull=True).exists()
+    assert LedgerAccount.objects.get(pk=account.pk).balance == Decimal("2.000")
+
+
+def test_a_checked_journal_longer_than_the_prepared_counts_moves_every_balance():
+    from django.db import transaction
+
+    from issuer.ledger import services
+    from issuer.ledger.models import LedgerAccount
+
+    accounts = _accounts(*["1.000"] * (MANY_ROWS + 2))  # more than one INSERT's counts were
+    deltas = [Decimal("0.1")] * (len(accounts) - 1)
+    lines = [*zip(accounts, deltas, strict=False), (accounts[-1], -sum(deltas))]
+    accounts[0].held_total = Decimal(0)  # type: ignore[attr-defined]
+    with transaction.atomic():
+        services.post(kind="TRANSFER", lines=lines, locked=[accounts[0]])
+    balances = dict(LedgerAccount.objects.values_list("pk", "balance"))
+    assert [balances[a.pk] for a in accounts] == [Decimal("1.100")] * (len(accounts) - 1) + [
+        Decimal("1.000") - sum(deltas)
+    ]

@@ -23,12 +23,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import results as core_results
-from core.prepared import PreparedInsert
 
 from ... import results
 from ...ledger import services as ledger
 from ...ledger.models import AccountKind, Hold, Journal, LedgerAccount
-from ..lock_objects import cards_lock
+from ..lock_objects import TRANSACTION_RECORD, cards_lock
 from ..models import AccountStatus, Card, CardTransaction, TransactionStatus, TransactionType
 from ..selectors import balances, balances_read
 from .checks import (
@@ -165,10 +164,6 @@ def answer_fields(*, row: CardTransaction, known: dict[str, str] | None = None) 
     return fields
 
 
-# Every request's row (its answer kept for replays): its INSERT is compiled once per process.
-_RECORD: PreparedInsert[CardTransaction] = PreparedInsert(CardTransaction)
-
-
 def record(
     *,
     request: Request,
@@ -203,7 +198,7 @@ def record(
     )
     fields = answer_fields(row=row, known=done.balances)
     row.answer = {"code": result.code, "fields": fields, "id": row.reference}
-    return _RECORD.insert(row)
+    return TRANSACTION_RECORD.insert(row)
 
 
 def post_to(
