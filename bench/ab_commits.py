@@ -69,9 +69,9 @@ def summarise(runs: dict[str, list[dict[str, Any]]], pairs: list[str]) -> dict[s
     summary: dict[str, Any] = {}
     for name in ("old", "new"):  # a result written before the statements were read as counts
         for run in runs[name]:
-            for row in run.values():
-                if isinstance(row.get("statements"), dict):
-                    row["statements"] = row["statements"].get("statements")
+            for measured in run.values():
+                if isinstance(measured.get("statements"), dict):
+                    measured["statements"] = measured["statements"].get("statements")
     for pair in pairs:
         row: dict[str, Any] = {}
         for name in ("old", "new"):
