@@ -3,6 +3,7 @@ the apps below it (no two apps import each other, none imports demo), no view, a
 module writes a model or a status itself, and row locks are taken in lock modules only."""
 
 import ast
+import functools
 import re
 from itertools import combinations
 from pathlib import Path
@@ -10,6 +11,14 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per process (every rule reads every module)."""
+    return ast.parse(path.read_text())
+
+
 APPS = (
     "core",
     "merchants",
@@ -48,7 +57,7 @@ def imported_apps(app: str) -> set[str]:
     for path in (ROOT / app).rglob("*.py"):
         if "migrations" in path.parts:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             names = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
@@ -78,7 +87,7 @@ def module_imports(path: Path) -> set[str]:
     """The absolute names of the modules `path` imports (relative imports resolved)."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -113,7 +122,7 @@ def imports_of(app: str) -> list[tuple[str, str]]:
     found = []
     for path in sorted((ROOT / app).rglob("*.py")):
         where = str(path.relative_to(ROOT))
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 found += [(where, alias.name) for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -178,7 +187,7 @@ def imported_names(path: Path) -> dict[str, str]:
     """What each name bound by an import in `path` stands for, absolute and dotted."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     names = {}
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
@@ -214,7 +223,7 @@ def test_reconciliation_and_the_issuers_tokens_read_other_apps_through_selectors
                 continue
             app = path.relative_to(ROOT).parts[0]
             names = imported_names(path)
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in ast.walk(_tree(path)):
                 if not (isinstance(node, ast.Attribute) and node.attr == "objects"):
                     continue
                 head, _, rest = (dotted(node.value) or "").partition(".")
@@ -249,6 +258,7 @@ def test_views_admin_and_tasks_do_not_write_models():
 PROJECT = (*APPS, "config")
 
 
+@functools.cache
 def module_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
     """Every module of `packages` (dotted name; migrations left out) and the modules of them it
     imports, at any depth of its code (an import inside a function or under TYPE_CHECKING
@@ -272,7 +282,7 @@ def module_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         arrows = set()
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -366,7 +376,7 @@ def test_row_locks_are_taken_in_lock_modules_only():
             relative = str(path.relative_to(ROOT))
             if "migrations" in path.parts or path.name in LOCK_MODULES:
                 continue
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in ast.walk(_tree(path)):
                 # A call (or a reference to the method); core.prepared reads the compiled
                 # query's flag of the same name to refuse a lock outside a transaction.
                 if (
