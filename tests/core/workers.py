@@ -23,6 +23,8 @@ from tests.conftest import url_of_test_database
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 30.0
+# The receivers are plain HTTP on 127.0.0.1, which only local testing may call (core/outbound.py).
+LOOPBACK_RECEIVERS = {"NOTIFICATION_ALLOW_INSECURE_URLS": "true"}
 
 
 class Receiver:
@@ -104,8 +106,7 @@ def celery_worker(
     env = {
         **os.environ,
         "DJANGO_DEBUG": "false",
-        # The receivers are plain HTTP on 127.0.0.1, which only local testing may call.
-        "NOTIFICATION_ALLOW_INSECURE_URLS": "true",
+        **LOOPBACK_RECEIVERS,
         "DATABASE_URL": url_of_test_database(),
         "REDIS_URL": settings.REDIS_URL,
         "CELERY_TASK_DEFAULT_QUEUE": queue,

@@ -366,12 +366,12 @@ def celery_worker(log_path: Path, env: dict[str, str]) -> Iterator[subprocess.Po
     import sys
 
     from tests.conftest import url_of_test_database
+    from tests.core.workers import LOOPBACK_RECEIVERS
 
     environment = {
         **os.environ,
         "DJANGO_DEBUG": "false",
-        # The receivers are plain HTTP on 127.0.0.1, which only local testing may call.
-        "NOTIFICATION_ALLOW_INSECURE_URLS": "true",
+        **LOOPBACK_RECEIVERS,
         "DATABASE_URL": url_of_test_database(),
         **env,
     }
