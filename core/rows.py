@@ -36,6 +36,24 @@ _COLUMN = re.compile(r'^"(\w+)"$')
 _ASSIGNMENT = re.compile(r'^"(\w+)" = %s$')
 
 
+def _kept_in_psycopgs_query_cache(sql: str) -> None:
+    """psycopg 3 converts a statement's `%s` placeholders to `$n` once and keeps the result,
+    unless the statement has more than 50 parameters or 4096 characters: then it parses the
+    statement again on every execution (about 0.2 ms for the payment's 62-column claim, measured
+    in bench/README.md, issue 33). Our statements are constants, so their conversion may always
+    be kept: the limits are raised to admit each one. psycopg's module constants
+    (`psycopg._queries.MAX_CACHED_STATEMENT_PARAMS`, `MAX_CACHED_STATEMENT_LENGTH`) are not
+    public API; tests/core/test_rows.py::test_psycopg_converts_each_statement_once breaks when
+    they change (docs/decisions.md)."""
+    try:
+        from psycopg import _queries
+    except ImportError:  # SQLite only: no psycopg installed
+        return
+    parameters = sql.count("%s")
+    _queries.MAX_CACHED_STATEMENT_PARAMS = max(_queries.MAX_CACHED_STATEMENT_PARAMS, parameters)
+    _queries.MAX_CACHED_STATEMENT_LENGTH = max(_queries.MAX_CACHED_STATEMENT_LENGTH, len(sql))
+
+
 def _columns(model: type[Model], names: list[str]) -> tuple[Any, ...]:
     by_column = {field.column: field for field in model._meta.concrete_fields}
     unknown = [name for name in names if name not in by_column]
@@ -79,6 +97,7 @@ class Insert(Generic[M]):
             raise ImproperlyConfigured(f"{meta.label}: RETURNING its auto primary key, only it")
         self.model, self.sql, self.auto = model, sql, auto
         self._row = f"({found.group('values')})"
+        _kept_in_psycopgs_query_cache(sql)
 
     def insert(self, instance: M, *, using: str = "default") -> M:
         self.insert_many([instance], using=using)
@@ -136,6 +155,7 @@ class Update(Generic[M]):
         if own:
             raise ImproperlyConfigured(f"{meta.label}: {own} cannot be written as given")
         self.model, self.sql = model, sql
+        _kept_in_psycopgs_query_cache(sql)
 
     def update(self, instance: M, *where: Any, using: str = "default") -> int:
         if type(instance) is not self.model:

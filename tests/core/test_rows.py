@@ -49,6 +49,30 @@ def test_every_hot_statement_names_its_models_columns():
         assert {f.name for f in update.fields} == set(FINISH_FIELDS)
 
 
+@pytest.mark.skipif("connection.vendor != 'postgresql'")
+def test_psycopg_converts_each_statement_once(monkeypatch):
+    """psycopg parses a statement with more than 50 parameters on every execution unless its
+    limits admit it (core.rows._kept_in_psycopgs_query_cache): the claim, with 62, is parsed
+    once and then found in psycopg's cache. Breaks when psycopg renames its cache or limits."""
+    from psycopg import _queries
+    from psycopg.adapt import Transformer
+
+    assert CLAIM.sql.count("%s") > 50  # what the limits had to be raised for
+    assert CLAIM.sql.count("%s") <= _queries.MAX_CACHED_STATEMENT_PARAMS
+    parsed = []
+    original = _queries._query2pg_nocache
+    monkeypatch.setattr(
+        _queries, "_query2pg_nocache", lambda *args: parsed.append(1) or original(*args)
+    )
+    params = ["x"] * CLAIM.sql.count("%s")
+    for _ in range(3):
+        connection.ensure_connection()
+        query = _queries.PostgresQuery(Transformer(connection.connection))
+        query.convert(CLAIM.sql, params)
+    assert parsed == []  # every conversion came from the cache (lru_cache of the original)
+    assert _queries._query2pg.cache_info().hits >= 2
+
+
 def test_a_statement_that_leaves_out_or_invents_a_column_is_refused():
     """What a migration that adds a column, or a rename, would do to a statement."""
     with pytest.raises(ImproperlyConfigured, match=r"leaves out \['description'\]"):
