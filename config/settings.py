@@ -268,6 +268,13 @@ BUILD_TIME = env.str("BUILD_TIME", default="")
 # How long a remote connector may take to answer; a payment IN_FLIGHT for longer goes to the
 # janitor (payments.resolve_in_flight on beat, or `manage.py resolve_in_flight`).
 PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = env.float("PAYMENTS_CONNECTOR_TIMEOUT_SECONDS", default=30.0)
+# The ISO 8583 link (payments/connectors/iso_link.py): iso8583://host:port of the network (unset:
+# the in-process simulator is the network), its bitmap (binary: 8 bytes; hex: 16 characters), the
+# seconds between echo tests, and the acquiring institution's id (field 32).
+PAYMENTS_NETWORK_URL = env.str("PAYMENTS_NETWORK_URL", default="")
+PAYMENTS_NETWORK_BITMAP = env.str("PAYMENTS_NETWORK_BITMAP", default="binary")
+PAYMENTS_NETWORK_ECHO_SECONDS = env.float("PAYMENTS_NETWORK_ECHO_SECONDS", default=30.0)
+PAYMENTS_ACQUIRER_ID = env.str("PAYMENTS_ACQUIRER_ID", default="123456")
 # A hosted checkout's page may be used this long after the checkout was created.
 CHECKOUT_LIFETIME_MINUTES = env.int("CHECKOUT_LIFETIME_MINUTES", default=30)
 # Outbound notifications (core.outbox): seconds before each retry after a refused delivery (1 min,

@@ -38,3 +38,17 @@ def _pools() -> dict[str, Any]:
 
     pools: dict[str, Any] = DatabaseWrapper._connection_pools  # type: ignore[attr-defined]
     return pools
+
+
+def give_back_for_a_wait() -> bool:
+    """Before a wait on something outside the database (the card network): hand the default
+    connection back to its pool, so that a thread waiting holds no PostgreSQL connection; the
+    next query borrows one again. Only a pooled connection outside any transaction is given back
+    (a connection without a pool would be closed and opened anew, which costs more than it
+    saves); answers whether it was."""
+    connection = connections["default"]
+    pooled = connection.vendor == "postgresql" and connection.pool is not None
+    if not pooled or connection.connection is None or connection.in_atomic_block:
+        return False
+    connection.close()
+    return True

@@ -304,6 +304,18 @@ class Payment(models.Model):
         return (self.amount or ZERO) - self.reversed_amount - self.reversing_amount
 
 
+class TraceCounter(models.Model):
+    """The acquirer's system trace audit numbers (STAN, field 11) where the database has no
+    sequences (SQLite): one row, moved on by one UPDATE a number. PostgreSQL draws them from the
+    sequence `payments_stan` instead (payments/services/trace.py)."""
+
+    name = models.CharField(primary_key=True, max_length=16)
+    value = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.value}"
+
+
 from .checkouts.models import Checkout  # noqa: E402, F401
 from .registrations.models import Registration, StandingInstruction  # noqa: E402, F401
 from .threeds.models import FINAL_STATES, ThreeDSAuthentication, ThreeDSState  # noqa: E402, F401

@@ -55,6 +55,12 @@ class AuthRequest:
     expires_at: datetime | None = None
     # A payment with a scheme token: its expiry is the token's, not the funding card's.
     scheme_token: str = ""
+    # Who accepts the card, as an ISO 8583 link names them (fields 41, 42), and the acquirer's
+    # STAN and RRN of the request (fields 11, 37), when it assigned them (payments.services.trace).
+    merchant_id: str = ""
+    terminal_id: str = ""
+    stan: str = ""
+    retrieval_ref_no: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,11 @@ class ReferenceRequest:
     original_reference: str = ""
     card_bin: str = ""
     card_last4: str = ""
+    merchant_id: str = ""
+    terminal_id: str = ""
+    original_stan: str = ""
+    stan: str = ""
+    retrieval_ref_no: str = ""
 
 
 @dataclass(frozen=True)

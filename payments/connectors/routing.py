@@ -7,7 +7,7 @@ from ..models import Payment
 from . import onus_port
 from .base import Connector
 from .onus import OnUsConnector
-from .simulator import get_connector
+from .remote import get_connector
 
 
 def fingerprint_of(payment: Payment) -> str:

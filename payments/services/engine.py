@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from core import idempotency, metrics
 from core.lookups import one
+from core.pools import give_back_for_a_wait
 from core.results import TRANSACTION_SUCCEEDED, Result
 
 from .. import results as payment_results
@@ -37,6 +38,7 @@ from ..models import PAYMENT_STATE, Payment, PaymentState
 from ..registrations.instructions import standing_data
 from ..render import payment_body
 from .lock_objects import ANSWERED, ANSWERED_IF_IN_FLIGHT, CLAIM, payments_lock, state_lock
+from .trace import trace_ids
 from .types import Caller, Details, Money, PaymentOutcome
 
 PENDING_CODE = "000.200.000"
@@ -103,6 +105,7 @@ def complete(claimed: Claim) -> Payment:
     connector = connector_for(claimed.payment)
     if not connector.remote:
         return finalize(claimed, connector=connector)
+    give_back_for_a_wait()  # no PostgreSQL connection held while the network takes its time
     try:
         answer = claimed.ask(connector, claimed.payment)
     except ConnectorUnavailable:
@@ -188,6 +191,8 @@ def claim(
         **fields,
     )
     mark_in_flight(payment)
+    if settings.PAYMENTS_NETWORK_URL:  # the acquirer's STAN and RRN go over the ISO 8583 link
+        payment.stan, payment.retrieval_ref_no = trace_ids(payment.in_flight_since)
     return CLAIM.insert(payment)
 
 

@@ -22,8 +22,8 @@ from core import cards, idempotency, metrics
 
 from .. import results as payment_results
 from ..connectors.base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
+from ..connectors.remote import get_connector
 from ..connectors.routing import connector_for
-from ..connectors.simulator import get_connector
 from ..models import REFERENCED_TYPES, Payment, PaymentState, TransactionSource
 from . import engine, network, referenced
 from .types import Caller

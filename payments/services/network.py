@@ -39,6 +39,10 @@ def authorization_request(payment: Payment, *, pan: str, cvv: str = "") -> AuthR
         mcc=payment.merchant.mmcc or payment.merchant.vmcc,
         expires_at=payment.expires_at,
         scheme_token=payment.scheme_token_id or "",
+        merchant_id=payment.merchant.merchant_id,
+        terminal_id=payment.terminal.terminal_id if payment.terminal_id else "",
+        stan=payment.stan,
+        retrieval_ref_no=payment.retrieval_ref_no,
     )
 
 
@@ -76,6 +80,11 @@ def reference_request(payment: Payment, original: Payment) -> ReferenceRequest:
         original_reference=original.pk,
         card_bin=original.card_bin,
         card_last4=original.card_last4,
+        merchant_id=payment.merchant.merchant_id,
+        terminal_id=payment.terminal.terminal_id if payment.terminal_id else "",
+        original_stan=original.stan,
+        stan=payment.stan,
+        retrieval_ref_no=payment.retrieval_ref_no,
     )
 
 

@@ -1,0 +1,403 @@
+"""The ISO 8583 connector: a payment's request over a persistent TCP link to the network
+(`PAYMENTS_NETWORK_URL=iso8583://host:port`), answered by the network host or a real processor.
+
+One link per process (docs/decisions.md, "The ISO 8583 link"), opened on first use and after a
+fork, signed on (0800, code 001) before its first request. Many requests are in flight on it at
+once: each waits on an event of its own (its thread holds nothing else: no database connection,
+engine.complete gives it back before the call), a reader thread matches every answer to its request
+by STAN (field 11) and RRN (field 37), and checks the terminal and merchant (41, 42) it echoes.
+An answer that matches nothing in flight (it came after its request's timeout) is dropped here:
+the payment it belonged to is reversed by the janitor, never booked.
+
+A connection that drops fails every request in flight on it at once (ConnectorUnavailable: the
+payment stays IN_FLIGHT, the janitor resolves it) and is reopened by the next request. An echo
+(0800, code 301) every `PAYMENTS_NETWORK_ECHO_SECONDS` keeps the link's state: while the last echo
+failed, requests are refused at once with NetworkDown ("network unavailable") instead of waiting
+out the timeout; the next echo that is answered brings the link back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.utils import timezone
+
+from core.results import Result
+
+from . import iso_messages as iso
+from .base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
+from .ids import answer_ids
+from .network_host import (
+    CARD_BIN,
+    CARD_LAST4,
+    ORIGINAL_AUTH_CODE,
+    ORIGINAL_REFERENCE,
+    REFERENCE,
+)
+from .responses import result_for
+
+logger = logging.getLogger(__name__)
+
+CLEARING_INSTITUTE = "Simulator"  # resultDetails.clearingInstituteName of the network's answers
+CONNECT_TIMEOUT_S = 3.0
+NO_TERMINAL = "ECOM0000"  # field 41 of a payment without a terminal (e-commerce)
+
+
+class NetworkDown(ConnectorUnavailable):
+    """The link is down (its last echo or sign-on failed): nothing was sent."""
+
+
+@dataclass
+class _Waiting:
+    event: threading.Event = field(default_factory=threading.Event)
+    answer: dict[str, str] | None = None
+    lost: bool = False
+    terminal: tuple[str, str] = ("", "")
+
+
+class Link:
+    """A persistent connection to the network with many requests in flight."""
+
+    def __init__(self, host: str, port: int, *, bitmap: str, echo_seconds: float) -> None:
+        self.host, self.port, self.bitmap = host, port, bitmap
+        self.echo_seconds = echo_seconds
+        self.down = False
+        self._socket: socket.socket | None = None
+        self._send_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._waiting: dict[tuple[str, str], _Waiting] = {}
+        self._stan = 0
+        self._echo_thread: threading.Thread | None = None
+        self._closed = threading.Event()
+
+    # --- the connection -------------------------------------------------------------------
+
+    def _connected(self) -> socket.socket:
+        with self._state_lock:
+            if self._socket is not None:
+                return self._socket
+            try:
+                sock = socket.create_connection((self.host, self.port), timeout=CONNECT_TIMEOUT_S)
+            except OSError as exc:
+                self.down = True
+                raise NetworkDown(f"cannot reach the network ({exc.strerror or exc})") from None
+            sock.settimeout(None)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._socket = sock
+            threading.Thread(
+                target=self._read, args=(sock,), name="iso8583-reader", daemon=True
+            ).start()
+        try:
+            self._network_message(iso.SIGN_ON, CONNECT_TIMEOUT_S)
+        except ConnectorUnavailable:
+            self._lost(sock)
+            self.down = True
+            raise NetworkDown("the network refused or did not answer the sign-on") from None
+        self.down = False
+        self._start_echo()
+        return sock
+
+    def _read(self, sock: socket.socket) -> None:
+        frames = iso.FrameReader()
+        try:
+            while data := sock.recv(65536):
+                for message in frames.feed(data):
+                    self._answered(message)
+        except OSError:
+            pass
+        self._lost(sock)
+
+    def _answered(self, message: bytes) -> None:
+        try:
+            fields = iso.decode(message, self.bitmap)
+        except iso.MessageError as exc:
+            logger.warning("network link: an answer it cannot read (%s)", exc)
+            return
+        key = (fields.get("11", ""), fields.get("37", ""))
+        with self._state_lock:
+            waiting = self._waiting.get(key)
+            if waiting is None or (fields.get("41", ""), fields.get("42", "")) != waiting.terminal:
+                waiting = None
+            else:
+                del self._waiting[key]
+        if waiting is None:
+            logger.warning(
+                "network link: an answer %s for STAN %s that nothing waits for (late)",
+                fields.get("t"),
+                key[0],
+            )
+            return
+        waiting.answer = fields
+        waiting.event.set()
+
+    def _lost(self, sock: socket.socket) -> None:
+        """The connection is gone: every request in flight on it is unanswered."""
+        with self._state_lock:
+            if self._socket is not sock:
+                return
+            self._socket = None
+            lost, self._waiting = self._waiting, {}
+        with contextlib.suppress(OSError):
+            sock.close()
+        for waiting in lost.values():
+            waiting.lost = True
+            waiting.event.set()
+
+    def close(self) -> None:
+        self._closed.set()
+        sock = self._socket
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            self._lost(sock)
+
+    # --- requests -------------------------------------------------------------------------
+
+    def exchange(self, fields: dict[str, str], timeout: float) -> dict[str, str]:
+        """Send one request and wait up to `timeout` seconds for its answer."""
+        if self.down and self._echoing() and fields.get("t") != iso.NETWORK:
+            raise NetworkDown("the network link is down")  # the echo brings it back
+        sock = self._connected()
+        key = (fields["11"], fields.get("37", ""))
+        waiting = _Waiting(terminal=(fields.get("41", ""), fields.get("42", "")))
+        message = iso.frame(iso.encode(fields, self.bitmap))
+        with self._state_lock:
+            if key in self._waiting:
+                raise ConnectorUnavailable(f"STAN {key[0]} is already in flight on the link")
+            self._waiting[key] = waiting
+        try:
+            with self._send_lock:
+                sock.sendall(message)
+        except OSError:
+            self._lost(sock)
+            raise ConnectorUnavailable("the connection to the network was lost") from None
+        if not waiting.event.wait(timeout):
+            with self._state_lock:
+                self._waiting.pop(key, None)
+            raise ConnectorUnavailable(f"no answer from the network in {timeout:g} s")
+        if waiting.lost or waiting.answer is None:
+            raise ConnectorUnavailable("the connection to the network was lost")
+        return waiting.answer
+
+    def _network_message(self, code: str, timeout: float) -> dict[str, str]:
+        with self._state_lock:
+            self._stan = self._stan % 999999 + 1
+            stan = f"{self._stan:06d}"
+        fields = {"t": iso.NETWORK, "7": datetime.now(UTC).strftime("%m%d%H%M%S"), "11": stan,
+                  "70": code}  # fmt: skip
+        answer = self.exchange(fields, timeout)
+        if answer.get("39", "00") != "00":
+            raise ConnectorUnavailable(f"the network answered {code} with {answer.get('39')}")
+        return answer
+
+    # --- the echo -------------------------------------------------------------------------
+
+    def _echoing(self) -> bool:
+        return self._echo_thread is not None and self._echo_thread.is_alive()
+
+    def _start_echo(self) -> None:
+        if self.echo_seconds <= 0 or self._echoing():
+            return
+        self._echo_thread = threading.Thread(target=self._echo, name="iso8583-echo", daemon=True)
+        self._echo_thread.start()
+
+    def _echo(self) -> None:
+        while not self._closed.wait(self.echo_seconds):
+            self.echo()
+
+    def echo(self) -> bool:
+        """One echo test: the link is up when it is answered."""
+        try:
+            self._network_message(iso.ECHO, min(self.echo_seconds, 5.0) or 5.0)
+        except ConnectorUnavailable:
+            if not self.down:
+                logger.error("network link down: the echo test was not answered")
+            self.down = True
+            return False
+        if self.down:
+            logger.info("network link up again: the echo test was answered")
+        self.down = False
+        return True
+
+
+# --- one link per process ---------------------------------------------------------------------
+
+_links: dict[tuple[str, int, str], tuple[int, Link]] = {}
+_links_lock = threading.Lock()
+
+
+def link_for(url: str, bitmap: str) -> Link:
+    parts = urlsplit(url)
+    if parts.scheme != "iso8583" or not parts.hostname or not parts.port:
+        raise ValueError("PAYMENTS_NETWORK_URL must look like iso8583://host:port")
+    key = (parts.hostname, parts.port, bitmap)
+    with _links_lock:
+        found = _links.get(key)
+        if found is None or found[0] != os.getpid():  # a fork inherits no link
+            link = Link(
+                parts.hostname,
+                parts.port,
+                bitmap=bitmap,
+                echo_seconds=float(settings.PAYMENTS_NETWORK_ECHO_SECONDS),
+            )
+            _links[key] = (os.getpid(), link)
+            return link
+        return found[1]
+
+
+def close_links() -> None:
+    with _links_lock:
+        links = [link for _, link in _links.values()]
+        _links.clear()
+    for link in links:
+        link.close()
+
+
+# --- the connector ----------------------------------------------------------------------------
+
+
+class Iso8583Connector:
+    name = "iso8583"
+    remote = True
+
+    def __init__(self) -> None:
+        self.timeout = float(settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS)
+        self.bitmap = settings.PAYMENTS_NETWORK_BITMAP
+        self.link = link_for(settings.PAYMENTS_NETWORK_URL, self.bitmap)
+
+    def authorize(self, request: AuthRequest) -> NetworkAnswer:
+        answer = self.link.exchange(authorization_fields(request), self.timeout)
+        return answer_of(answer, request.reference, "auth")
+
+    def follow_up(self, request: ReferenceRequest) -> NetworkAnswer:
+        answer = self.link.exchange(follow_up_fields(request), self.timeout)
+        return answer_of(answer, request.reference, "follow-up")
+
+    def inquire(self, request: AuthRequest | ReferenceRequest) -> NetworkAnswer | None:
+        """ISO 8583 has no inquiry: what became of a lost request cannot be asked, so the janitor
+        reverses it (a reversal is asked anew, and acknowledged)."""
+        if isinstance(request, ReferenceRequest) and request.payment_type == "RV":
+            return self.follow_up(request)
+        return None
+
+
+def _identifiers(reference: str, kind: str, stan: str, rrn: str) -> tuple[str, str]:
+    derived = answer_ids(reference, kind)
+    return stan or derived["stan"], rrn or derived["retrieval_ref_no"]
+
+
+def _common(
+    reference: str, kind: str, *, stan: str, rrn: str, merchant_id: str, terminal_id: str
+) -> dict[str, str]:
+    stan, rrn = _identifiers(reference, kind, stan, rrn)
+    now = datetime.now(UTC)
+    return {
+        **iso.times(now, timezone.localtime(now).replace(tzinfo=None)),
+        "11": stan,
+        "32": settings.PAYMENTS_ACQUIRER_ID,
+        "37": rrn,
+        "41": f"{terminal_id or NO_TERMINAL:<8}",
+        "42": f"{merchant_id:<15}",
+    }
+
+
+def authorization_fields(request: AuthRequest) -> dict[str, str]:
+    kind, processing = iso.MESSAGE_OF[request.payment_type]
+    verification = request.payment_type == "CV"
+    extra = {
+        iso.CVV2: request.cvv,
+        iso.BILLING_STREET: request.billing_street,
+        iso.BILLING_POSTCODE: request.billing_postcode,
+        iso.CREDENTIAL_SOURCE: request.stored_credential.get("source", ""),
+        iso.SCHEME_TOKEN: "1" if request.scheme_token else "",
+        REFERENCE: request.reference,
+    }
+    fields = {
+        "t": kind,
+        "2": request.pan,
+        "3": processing,
+        "4": iso.amount_field(None if verification else request.amount, request.currency),
+        **_common(
+            request.reference,
+            "auth",
+            stan=request.stan,
+            rrn=request.retrieval_ref_no,
+            merchant_id=request.merchant_id,
+            terminal_id=request.terminal_id,
+        ),
+        "14": f"{request.expiry_year[-2:]}{request.expiry_month.zfill(2)}",
+        "18": (request.mcc or "5999")[:4],
+        "22": f"{(request.entry_mode or '81')[:2]}0",
+        "25": "51" if verification else ("59" if request.entry_mode == "81" else "00"),
+        "43": _acceptor(request.merchant_name, request.merchant_country),
+        "48": iso.subelements(extra),
+        "49": iso.currency_field(request.currency),
+    }
+    return fields
+
+
+def follow_up_fields(request: ReferenceRequest) -> dict[str, str]:
+    if request.payment_type == "RV":
+        kind, processing = iso.REVERSAL, "000000"
+    else:
+        kind, processing = iso.MESSAGE_OF[request.payment_type]
+    extra = {
+        REFERENCE: request.reference,
+        ORIGINAL_REFERENCE: request.original_reference,
+        ORIGINAL_AUTH_CODE: request.original_auth_code,
+        CARD_BIN: request.card_bin,
+        CARD_LAST4: request.card_last4,
+    }
+    fields = {
+        "t": kind,
+        "3": processing,
+        "4": iso.amount_field(request.amount, request.currency),
+        **_common(
+            request.reference,
+            "follow-up",
+            stan=request.stan,
+            rrn=request.retrieval_ref_no,
+            merchant_id=request.merchant_id,
+            terminal_id=request.terminal_id,
+        ),
+        "48": iso.subelements(extra),
+        "49": iso.currency_field(request.currency),
+    }
+    if request.original_retrieval_ref_no:
+        fields["37"] = request.original_retrieval_ref_no  # the original's, as ISO 8583 has it
+    if kind == iso.REVERSAL:
+        original = request.original_stan or answer_ids(request.original_reference, "auth")["stan"]
+        fields["90"] = f"0100{original}{fields['7']}{'0' * 22}"
+    return fields
+
+
+def _acceptor(name: str, country: str) -> str:
+    """Field 43: name (25), city (13), country (2)."""
+    return f"{name[:25]:<25}{'':<13}{country[:2]:<2}"
+
+
+def answer_of(fields: dict[str, str], reference: str, kind: str) -> NetworkAnswer:
+    code = fields.get("39", "")
+    additional = fields.get("44", "")
+    result: Result = result_for(code)
+    return NetworkAnswer(
+        result,
+        auth_code=fields.get("38", ""),
+        acquirer_response=code,
+        avs_response=additional[:1].strip(),
+        cvv_response=additional[1:2].strip(),
+        mac_response=additional[2:4].strip(),
+        stan=fields.get("11", ""),
+        retrieval_ref_no=fields.get("37", ""),
+        acquirer_ref_no=answer_ids(reference, kind)["acquirer_ref_no"],
+        network_reference=fields.get("62", ""),
+        clearing_institute=CLEARING_INSTITUTE,
+    )

@@ -1,0 +1,319 @@
+"""The ISO 8583 link against the network host: the same decisions as the in-process simulator,
+many requests in flight on one connection with answers in any order, a dropped connection, a
+silent host (the echo takes the link down and brings it back), late answers never matched, no
+card data in what the link logs, and payments through the API over the wire."""
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from decimal import Decimal
+
+import pytest
+
+from payments.connectors import iso_link, simulator
+from payments.connectors.base import AuthRequest, ConnectorUnavailable, ReferenceRequest
+from payments.connectors.network_host import NetworkHost
+from tests.conftest import code
+from tests.payments.conftest import BAD_CVV, INVALID_CARD, NO_FUNDS, TIMEOUT, VISA
+
+
+class RunningHost:
+    """A NetworkHost on a loopback port of its own, its event loop in a thread of the test."""
+
+    def __init__(self, **options) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.host = NetworkHost(**options)
+        self.port = 0
+        started = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(self.loop)
+            self.port = self.loop.run_until_complete(self.host.start("127.0.0.1", 0))
+            started.set()
+            self.loop.run_forever()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        assert started.wait(10)
+        self.url = f"iso8583://127.0.0.1:{self.port}"
+
+    def call(self, function, *args) -> None:
+        self.loop.call_soon_threadsafe(function, *args)
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.host.stop(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+@pytest.fixture
+def network(settings) -> Iterator[RunningHost]:
+    running = RunningHost(bitmap="binary", seed=7)
+    settings.PAYMENTS_NETWORK_URL = running.url
+    settings.PAYMENTS_NETWORK_ECHO_SECONDS = 0  # no echo thread unless a test asks for one
+    settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = 5.0
+    try:
+        yield running
+    finally:
+        iso_link.close_links()
+        running.stop()
+
+
+def request(pan=VISA, reference="pay-1", **fields) -> AuthRequest:
+    return AuthRequest(
+        payment_type=fields.pop("payment_type", "DB"),
+        amount=fields.pop("amount", Decimal("10.00")),
+        currency="EUR",
+        brand="VISA",
+        pan=pan,
+        expiry_month="12",
+        expiry_year="2034",
+        cvv=fields.pop("cvv", "123"),
+        billing_street=fields.pop("billing_street", "Main St 1"),
+        billing_postcode=fields.pop("billing_postcode", "1010"),
+        reference=reference,
+        merchant_id="M0000001",
+        **fields,
+    )
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"pan": INVALID_CARD},
+        {"pan": NO_FUNDS},
+        {"pan": BAD_CVV},
+        {"pan": TIMEOUT},
+        {"billing_postcode": "00000"},
+        {"billing_postcode": "99999", "cvv": ""},
+        {"billing_street": ""},
+        {"payment_type": "PA"},
+        {"payment_type": "CV", "amount": None},
+        {"stored_credential": {"source": "MIT"}, "amount": Decimal("51.00")},
+    ],
+    ids=repr,
+)
+def test_the_link_answers_what_the_in_process_simulator_answers(network, changes):
+    asked = request(**changes)
+    over_the_wire = iso_link.Iso8583Connector().authorize(asked)
+    in_process = simulator.SimulatorConnector().authorize(asked)
+    assert over_the_wire.result == in_process.result
+    for name in ("auth_code", "acquirer_response", "avs_response", "cvv_response",
+                 "mac_response", "stan", "retrieval_ref_no", "acquirer_ref_no",
+                 "network_reference", "clearing_institute"):  # fmt: skip
+        assert getattr(over_the_wire, name) == getattr(in_process, name), name
+
+
+@pytest.mark.parametrize("payment_type", ["CP", "RV", "RF", "PR"])
+def test_follow_ups_go_over_the_link_too(network, payment_type):
+    asked = ReferenceRequest(
+        payment_type=payment_type,
+        amount=Decimal("5.00"),
+        currency="EUR",
+        original_auth_code="ABC123",
+        original_retrieval_ref_no="633221000042",
+        reference=f"follow-{payment_type}",
+        original_reference="pay-1",
+        card_bin="420000",
+        card_last4="0000",
+        merchant_id="M0000001",
+    )
+    over_the_wire = iso_link.Iso8583Connector().follow_up(asked)
+    in_process = simulator.SimulatorConnector().follow_up(asked)
+    assert over_the_wire.approved and over_the_wire.result == in_process.result
+    assert over_the_wire.auth_code == "ABC123"
+    assert over_the_wire.retrieval_ref_no == "633221000042"  # the original's
+    assert over_the_wire.network_reference == in_process.network_reference
+
+
+def test_many_requests_share_one_connection_and_answers_find_their_request_in_any_order(
+    settings,
+):
+    running = RunningHost(latency_ms=40, jitter_ms=35, seed=3)  # answers overtake each other
+    settings.PAYMENTS_NETWORK_URL = running.url
+    settings.PAYMENTS_NETWORK_ECHO_SECONDS = 0
+    try:
+        connector = iso_link.Iso8583Connector()
+        cards = [VISA, INVALID_CARD, NO_FUNDS, BAD_CVV] * 10
+        with ThreadPoolExecutor(40) as pool:
+            started = time.monotonic()
+            answers = list(
+                pool.map(lambda n: connector.authorize(request(cards[n], f"r{n}")), range(40))
+            )
+            took = time.monotonic() - started
+        expected = [
+            simulator.SimulatorConnector().authorize(request(cards[n], f"r{n}")) for n in range(40)
+        ]
+        assert [a.result for a in answers] == [e.result for e in expected]
+        assert [a.stan for a in answers] == [e.stan for e in expected]
+        assert len(running.host._writers) == 1  # one connection carried all forty
+        assert took < 40 * 0.04  # in flight together, not one after the other
+    finally:
+        iso_link.close_links()
+        running.stop()
+
+
+def test_a_slow_answer_holds_up_no_other(network):
+    connector = iso_link.Iso8583Connector()
+    with simulator.held() as gate, ThreadPoolExecutor(2) as pool:
+        slow = pool.submit(connector.authorize, request(simulator.SLOW_CARD, "slow"))
+        assert gate.wait_for_callers(1, timeout=10)
+        quick = connector.authorize(request(VISA, "quick"))
+        assert quick.approved and not slow.done()
+        gate.release()
+        assert slow.result(timeout=10).approved
+
+
+def test_a_request_the_network_never_answers_times_out(network, settings):
+    settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = 0.3
+    connector = iso_link.Iso8583Connector()
+    for card in (simulator.LOST_CARD, simulator.SILENT_CARD):
+        with pytest.raises(ConnectorUnavailable, match="no answer from the network in 0.3 s"):
+            connector.authorize(request(card, f"never-{card}"))
+    assert connector.authorize(request(VISA, "after")).approved  # the link is still up
+
+
+def test_a_dropped_connection_fails_what_was_in_flight_at_once_and_is_reopened(network):
+    connector = iso_link.Iso8583Connector()
+    assert connector.authorize(request(VISA, "before")).approved
+    with simulator.held() as gate, ThreadPoolExecutor(1) as pool:
+        in_flight = pool.submit(connector.authorize, request(simulator.SLOW_CARD, "held"))
+        assert gate.wait_for_callers(1, timeout=10)
+        started = time.monotonic()
+        network.call(network.host.close_connections)
+        with pytest.raises(ConnectorUnavailable, match="connection to the network was lost"):
+            in_flight.result(timeout=10)
+        assert time.monotonic() - started < 2  # not the 5 s timeout
+        gate.release()
+    assert connector.authorize(request(VISA, "after")).approved  # a new connection
+    assert network.host.answered >= 2
+
+
+def test_a_late_answer_is_dropped_never_given_to_another_request(network, settings, caplog):
+    settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = 0.3
+    connector = iso_link.Iso8583Connector()
+    with simulator.held() as gate:
+        with pytest.raises(ConnectorUnavailable):
+            connector.authorize(request(simulator.SLOW_CARD, "late"))
+        with caplog.at_level(logging.WARNING, logger="payments.connectors.iso_link"):
+            gate.release()
+            deadline = time.monotonic() + 5
+            while "nothing waits for" not in caplog.text and time.monotonic() < deadline:
+                time.sleep(0.02)
+    assert "nothing waits for (late)" in caplog.text
+    assert connector.authorize(request(VISA, "next")).approved
+
+
+def test_a_silent_host_takes_the_link_down_and_payments_are_refused_at_once(network, settings):
+    settings.PAYMENTS_NETWORK_ECHO_SECONDS = 0.2
+    connector = iso_link.Iso8583Connector()
+    assert connector.authorize(request(VISA, "up")).approved
+    network.host.silent = True
+    deadline = time.monotonic() + 5
+    while not connector.link.down and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert connector.link.down
+    started = time.monotonic()
+    with pytest.raises(iso_link.NetworkDown):
+        connector.authorize(request(VISA, "while-down"))
+    assert time.monotonic() - started < 0.1  # refused, not waited out
+    network.host.silent = False
+    deadline = time.monotonic() + 5
+    while connector.link.down and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert connector.authorize(request(VISA, "back")).approved
+
+
+def test_no_host_listening_is_a_prompt_network_down(settings):
+    settings.PAYMENTS_NETWORK_URL = "iso8583://127.0.0.1:9"  # discard: nothing listens
+    settings.PAYMENTS_NETWORK_ECHO_SECONDS = 0
+    try:
+        with pytest.raises(iso_link.NetworkDown, match="cannot reach the network"):
+            iso_link.Iso8583Connector().authorize(request())
+    finally:
+        iso_link.close_links()
+
+
+def test_the_link_logs_no_card_data(network, settings, caplog):
+    settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = 0.3
+    connector = iso_link.Iso8583Connector()
+    with caplog.at_level(logging.DEBUG):
+        connector.authorize(request(VISA, "logged"))
+        with pytest.raises(ConnectorUnavailable) as raised:
+            connector.authorize(request(simulator.LOST_CARD, "lost"))
+    for secret in (VISA, simulator.LOST_CARD, "3412"):
+        assert secret not in caplog.text and secret not in str(raised.value)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_payments_through_the_api_go_over_the_link(network, payer, network_log_path):
+    pa = payer.pay("PA", "20.00")
+    assert code(pa) == "000.000.000", pa.json()
+    answer = pa.json()
+    assert answer["resultDetails"]["AcquirerResponse"] == "00"
+    captured = payer.ref("CP", answer["id"], "5.00")
+    assert code(captured) == "000.000.000"
+    declined = payer.pay("DB", number=NO_FUNDS)
+    assert declined.json()["resultDetails"]["AcquirerResponse"] == "51"
+    received = network_log_path.read_text().splitlines()
+    assert f"authorize {answer['id']}" in received
+    assert f"follow-up CP {captured.json()['id']}" in received
+    assert network.host.answered >= 3
+
+
+@pytest.fixture
+def network_log_path(tmp_path, settings):
+    path = tmp_path / "network.log"
+    path.touch()
+    settings.PAYMENTS_SIMULATOR_LOG = str(path)
+    return path
+
+
+def test_the_request_dataclass_hides_card_data():
+    shown = repr(replace(request(), cvv="987"))
+    assert VISA not in shown and "987" not in shown
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stan_and_rrn_are_the_acquirers_assigned_at_the_claim_and_sent(network, payer):
+    from payments.models import Payment
+
+    first = payer.pay("DB").json()
+    second = payer.pay("DB").json()
+    stans = [int(p["additionalData"]["TraceAuditNo"]) for p in (first, second)]
+    assert stans[1] == stans[0] % 999999 + 1  # one sequence
+    for answer in (first, second):
+        payment = Payment.objects.get(pk=answer["id"])
+        claimed = payment.created_at
+        day = f"{claimed.year % 10}{claimed.timetuple().tm_yday:03d}"
+        assert payment.stan == answer["additionalData"]["TraceAuditNo"]
+        assert payment.retrieval_ref_no[:4] == day and payment.retrieval_ref_no[6:] == payment.stan
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_stan_goes_round_after_999999():
+    from django.db import connection
+
+    from payments.models import TraceCounter
+    from payments.services import trace
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT setval('payments_stan', 999998)")
+    else:
+        TraceCounter.objects.update_or_create(name="stan", defaults={"value": 999998})
+    assert [trace.next_stan() for _ in range(3)] == ["999999", "000001", "000002"]
+
+
+def test_the_rrn_is_the_claims_year_digit_day_hour_and_stan():
+    from datetime import UTC, datetime
+
+    from payments.services import trace
+
+    at = datetime(2026, 2, 1, 7, 5, tzinfo=UTC)
+    assert trace.retrieval_ref_no("000042", at) == "603207000042"
