@@ -289,23 +289,19 @@ class Iso8583Connector:
         return None
 
 
-def _identifiers(reference: str, kind: str, stan: str, rrn: str) -> tuple[str, str]:
-    derived = answer_ids(reference, kind)
-    return stan or derived["stan"], rrn or derived["retrieval_ref_no"]
-
-
-def _common(
-    reference: str, kind: str, *, stan: str, rrn: str, merchant_id: str, terminal_id: str
-) -> dict[str, str]:
-    stan, rrn = _identifiers(reference, kind, stan, rrn)
+def _common(request: AuthRequest | ReferenceRequest, kind: str) -> dict[str, str]:
+    """The fields every request carries: times, STAN, acquirer, RRN, terminal and merchant. The
+    STAN and RRN are the acquirer's (assigned at the claim) or, where none were, derived from the
+    request's reference as the in-process simulator derives them."""
+    derived = answer_ids(request.reference, kind)
     now = datetime.now(UTC)
     return {
         **iso.times(now, timezone.localtime(now).replace(tzinfo=None)),
-        "11": stan,
+        "11": request.stan or derived["stan"],
         "32": settings.PAYMENTS_ACQUIRER_ID,
-        "37": rrn,
-        "41": f"{terminal_id or NO_TERMINAL:<8}",
-        "42": f"{merchant_id:<15}",
+        "37": request.retrieval_ref_no or derived["retrieval_ref_no"],
+        "41": f"{request.terminal_id or NO_TERMINAL:<8}",
+        "42": f"{request.merchant_id:<15}",
     }
 
 
@@ -325,14 +321,7 @@ def authorization_fields(request: AuthRequest) -> dict[str, str]:
         "2": request.pan,
         "3": processing,
         "4": iso.amount_field(None if verification else request.amount, request.currency),
-        **_common(
-            request.reference,
-            "auth",
-            stan=request.stan,
-            rrn=request.retrieval_ref_no,
-            merchant_id=request.merchant_id,
-            terminal_id=request.terminal_id,
-        ),
+        **_common(request, "auth"),
         "14": f"{request.expiry_year[-2:]}{request.expiry_month.zfill(2)}",
         "18": (request.mcc or "5999")[:4],
         "22": f"{(request.entry_mode or '81')[:2]}0",
@@ -360,14 +349,7 @@ def follow_up_fields(request: ReferenceRequest) -> dict[str, str]:
         "t": kind,
         "3": processing,
         "4": iso.amount_field(request.amount, request.currency),
-        **_common(
-            request.reference,
-            "follow-up",
-            stan=request.stan,
-            rrn=request.retrieval_ref_no,
-            merchant_id=request.merchant_id,
-            terminal_id=request.terminal_id,
-        ),
+        **_common(request, "follow-up"),
         "48": iso.subelements(extra),
         "49": iso.currency_field(request.currency),
     }
