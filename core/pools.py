@@ -47,7 +47,7 @@ def give_back_for_a_wait() -> bool:
     (a connection without a pool would be closed and opened anew, which costs more than it
     saves); answers whether it was."""
     connection = connections["default"]
-    pooled = connection.vendor == "postgresql" and connection.pool is not None
+    pooled = connection.vendor == "postgresql" and getattr(connection, "pool", None) is not None
     if not pooled or connection.connection is None or connection.in_atomic_block:
         return False
     connection.close()

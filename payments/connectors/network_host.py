@@ -99,12 +99,13 @@ def request_of(fields: dict[str, str]) -> AuthRequest | ReferenceRequest:
 
 def answer_fields(fields: dict[str, str], answer: NetworkAnswer) -> dict[str, str]:
     """The answer message: the request's matching fields echoed, the decision added."""
-    echoed = {
+    echoed: dict[str, str] = {
         name: fields[name]
         for name in ("3", "4", "7", "11", "12", "13", "32", "37", "41", "42", "49", "90")
         if name in fields
     }
-    reply = {"t": iso.ANSWER_OF[fields["t"]], **echoed, "39": answer.acquirer_response or "00"}
+    reply: dict[str, str] = {"t": iso.ANSWER_OF[fields["t"]], **echoed}
+    reply["39"] = answer.acquirer_response or "00"
     if answer.auth_code:
         reply["38"] = answer.auth_code
     additional = (answer.avs_response or " ") + (answer.cvv_response or " ") + answer.mac_response

@@ -192,7 +192,7 @@ def claim(
     )
     mark_in_flight(payment)
     if settings.PAYMENTS_NETWORK_URL:  # the acquirer's STAN and RRN go over the ISO 8583 link
-        payment.stan, payment.retrieval_ref_no = trace_ids(payment.in_flight_since)
+        payment.stan, payment.retrieval_ref_no = trace_ids(timezone.now())
     return CLAIM.insert(payment)
 
 

@@ -14,6 +14,11 @@ from ..registrations import instructions, stored
 STANDING = "standingInstruction."
 
 
+def _terminal_id(payment: Payment) -> str:
+    """pos.terminalId of the payment's terminal; empty for one without (e-commerce)."""
+    return payment.terminal.terminal_id if payment.terminal is not None else ""
+
+
 def authorization_request(payment: Payment, *, pan: str, cvv: str = "") -> AuthRequest:
     return AuthRequest(
         payment_type=payment.payment_type,
@@ -40,7 +45,7 @@ def authorization_request(payment: Payment, *, pan: str, cvv: str = "") -> AuthR
         expires_at=payment.expires_at,
         scheme_token=payment.scheme_token_id or "",
         merchant_id=payment.merchant.merchant_id,
-        terminal_id=payment.terminal.terminal_id if payment.terminal_id else "",
+        terminal_id=_terminal_id(payment),
         stan=payment.stan,
         retrieval_ref_no=payment.retrieval_ref_no,
     )
@@ -81,7 +86,7 @@ def reference_request(payment: Payment, original: Payment) -> ReferenceRequest:
         card_bin=original.card_bin,
         card_last4=original.card_last4,
         merchant_id=payment.merchant.merchant_id,
-        terminal_id=payment.terminal.terminal_id if payment.terminal_id else "",
+        terminal_id=_terminal_id(payment),
         original_stan=original.stan,
         stan=payment.stan,
         retrieval_ref_no=payment.retrieval_ref_no,
