@@ -266,8 +266,10 @@ BUILD_TIME = env.str("BUILD_TIME", default="")
 
 # --- Payment network --------------------------------------------------------------------------
 # How long a remote connector may take to answer; a payment IN_FLIGHT for longer goes to the
-# janitor (payments.resolve_in_flight on beat, or `manage.py resolve_in_flight`).
-PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = env.float("PAYMENTS_CONNECTOR_TIMEOUT_SECONDS", default=30.0)
+# janitor (payments.resolve_in_flight on beat, or `manage.py resolve_in_flight`). Below gunicorn's
+# worker timeout (30 s, config/gunicorn.conf.py), so a request waiting on the network answers
+# "in progress" before its worker could be killed for it.
+PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = env.float("PAYMENTS_CONNECTOR_TIMEOUT_SECONDS", default=20.0)
 # The ISO 8583 link (payments/connectors/iso_link.py): iso8583://host:port of the network (unset:
 # the in-process simulator is the network), its bitmap (binary: 8 bytes; hex: 16 characters), the
 # seconds between echo tests, and the acquiring institution's id (field 32).

@@ -151,7 +151,7 @@ def test_a_timeout_reversal_the_merchant_sends_settles_it_too(payer, network_log
 
 def test_the_janitor_leaves_payments_younger_than_the_connector_timeout(payer):
     payment_id = payer.pay("DB", number=LOST).json()["id"]
-    assert payment_resolve_in_flight().resolved == 0  # 30 s timeout: not due yet
+    assert payment_resolve_in_flight().resolved == 0  # 20 s timeout: not due yet
     assert Payment.objects.get(pk=payment_id).state == PaymentState.IN_FLIGHT
 
 

@@ -317,3 +317,19 @@ def test_the_rrn_is_the_claims_year_digit_day_hour_and_stan():
 
     at = datetime(2026, 2, 1, 7, 5, tzinfo=UTC)
     assert trace.retrieval_ref_no("000042", at) == "603207000042"
+
+
+def test_the_connector_timeout_stays_below_the_web_workers_own():
+    """A request waiting on the network must answer "in progress" before gunicorn kills its
+    worker for taking too long (issue 34): the connector timeout (the default, unless this
+    environment sets one) leaves the request room for its own work within
+    config/gunicorn.conf.py's `timeout`."""
+    import re
+    from pathlib import Path
+
+    from django.conf import settings
+
+    conf = (Path(settings.BASE_DIR) / "config" / "gunicorn.conf.py").read_text()
+    found = re.search(r"^timeout = (\d+)$", conf, re.M)
+    assert found is not None
+    assert int(found.group(1)) >= settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS + 5
