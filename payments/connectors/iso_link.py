@@ -14,6 +14,9 @@ payment stays IN_FLIGHT, the janitor resolves it) and is reopened by the next re
 (0800, code 301) every `PAYMENTS_NETWORK_ECHO_SECONDS` keeps the link's state: while the last echo
 failed, requests are refused at once with NetworkDown ("network unavailable") instead of waiting
 out the timeout; the next echo that is answered brings the link back.
+
+At DEBUG the logger `payments.connectors.iso_link` traces every message sent and received,
+masked (iso_messages.masked_fields: no PAN, expiry, track 2, PIN block or CVV2).
 """
 
 from __future__ import annotations
@@ -33,20 +36,13 @@ from django.utils import timezone
 from core.results import Result
 
 from . import iso_messages as iso
+from . import simulator
 from .base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
 from .ids import answer_ids
-from .network_host import (
-    CARD_BIN,
-    CARD_LAST4,
-    ORIGINAL_AUTH_CODE,
-    ORIGINAL_REFERENCE,
-    REFERENCE,
-)
 from .responses import result_for
 
 logger = logging.getLogger(__name__)
 
-CLEARING_INSTITUTE = "Simulator"  # resultDetails.clearingInstituteName of the network's answers
 CONNECT_TIMEOUT_S = 3.0
 NO_TERMINAL = "ECOM0000"  # field 41 of a payment without a terminal (e-commerce)
 
@@ -121,6 +117,8 @@ class Link:
         except iso.MessageError as exc:
             logger.warning("network link: an answer it cannot read (%s)", exc)
             return
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("network link: received %s", iso.masked_fields(fields))
         key = (fields.get("11", ""), fields.get("37", ""))
         with self._state_lock:
             waiting = self._waiting.get(key)
@@ -169,6 +167,8 @@ class Link:
         key = (fields["11"], fields.get("37", ""))
         waiting = _Waiting(terminal=(fields.get("41", ""), fields.get("42", "")))
         message = iso.frame(iso.encode(fields, self.bitmap))
+        if logger.isEnabledFor(logging.DEBUG):  # the message trace: card data masked
+            logger.debug("network link: sent %s", iso.masked_fields(fields))
         with self._state_lock:
             if key in self._waiting:
                 raise ConnectorUnavailable(f"STAN {key[0]} is already in flight on the link")
@@ -314,7 +314,7 @@ def authorization_fields(request: AuthRequest) -> dict[str, str]:
         iso.BILLING_POSTCODE: request.billing_postcode,
         iso.CREDENTIAL_SOURCE: request.stored_credential.get("source", ""),
         iso.SCHEME_TOKEN: "1" if request.scheme_token else "",
-        REFERENCE: request.reference,
+        iso.REFERENCE: request.reference,
     }
     fields = {
         "t": kind,
@@ -339,11 +339,11 @@ def follow_up_fields(request: ReferenceRequest) -> dict[str, str]:
     else:
         kind, processing = iso.MESSAGE_OF[request.payment_type]
     extra = {
-        REFERENCE: request.reference,
-        ORIGINAL_REFERENCE: request.original_reference,
-        ORIGINAL_AUTH_CODE: request.original_auth_code,
-        CARD_BIN: request.card_bin,
-        CARD_LAST4: request.card_last4,
+        iso.REFERENCE: request.reference,
+        iso.ORIGINAL_REFERENCE: request.original_reference,
+        iso.ORIGINAL_AUTH_CODE: request.original_auth_code,
+        iso.CARD_BIN: request.card_bin,
+        iso.CARD_LAST4: request.card_last4,
     }
     fields = {
         "t": kind,
@@ -381,5 +381,5 @@ def answer_of(fields: dict[str, str], reference: str, kind: str) -> NetworkAnswe
         retrieval_ref_no=fields.get("37", ""),
         acquirer_ref_no=answer_ids(reference, kind)["acquirer_ref_no"],
         network_reference=fields.get("62", ""),
-        clearing_institute=CLEARING_INSTITUTE,
+        clearing_institute=simulator.CLEARING_INSTITUTE,  # the network the host stands for
     )

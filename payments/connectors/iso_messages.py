@@ -19,7 +19,8 @@ Which message goes with which payment type (docs/decisions.md, "The ISO 8583 lin
 
 Fields beyond the standard set ride in field 48 (additional data, private) as subelements
 `tag(2) length(3) value`: CV the CVV2 (masked in every trace), AS the billing street, AP the
-billing postcode, SC the stored credential's source (CIT or MIT), TK a scheme token's marker.
+billing postcode, SC the stored credential's source (CIT or MIT), TK a scheme token's marker, and
+the acquirer's references (RF, OR, OA, CB, CL below).
 Answers carry field 44 (additional response data): its first character the AVS result, its
 second the CVV2 result, the rest the Mastercard advice code; and field 62 the network's own
 reference of the transaction.
@@ -34,7 +35,9 @@ import struct
 from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
 
+import iso4217
 import iso8583
 from iso8583.specs import default, default_ascii
 
@@ -84,6 +87,14 @@ BILLING_STREET = "AS"
 BILLING_POSTCODE = "AP"
 CREDENTIAL_SOURCE = "SC"
 SCHEME_TOKEN = "TK"
+# The acquirer's reference of the request (its payment id) and, for a follow-up, the original's
+# reference, approval code and card (BIN and last four): the simulator's decisions and its log
+# are keyed by them.
+REFERENCE = "RF"
+ORIGINAL_REFERENCE = "OR"
+ORIGINAL_AUTH_CODE = "OA"
+CARD_BIN = "CB"
+CARD_LAST4 = "CL"
 
 
 class MessageError(ValueError):
@@ -173,12 +184,13 @@ def amount_of(field: str, currency_numeric: str) -> Decimal:
 
 
 def currency_alpha(numeric: str) -> str:
-    import iso4217
+    """The ISO 4217 code of a numeric currency code (field 49); empty when there is none."""
+    return _alpha_by_numeric().get(numeric, "")
 
-    for currency in iso4217.Currency:
-        if f"{currency.number:03d}" == numeric:
-            return currency.code
-    return ""
+
+@cache
+def _alpha_by_numeric() -> dict[str, str]:
+    return {f"{currency.number:03d}": currency.code for currency in iso4217.Currency}
 
 
 def times(now: datetime, local: datetime) -> dict[str, str]:

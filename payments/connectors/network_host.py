@@ -30,13 +30,6 @@ from .base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceReq
 
 logger = logging.getLogger(__name__)
 
-# Field 48's subelement with the acquirer's reference of the request (its payment id): the
-# simulator's decisions and its log are keyed by it.
-REFERENCE = "RF"
-ORIGINAL_REFERENCE = "OR"
-CARD_BIN = "CB"
-CARD_LAST4 = "CL"
-ORIGINAL_AUTH_CODE = "OA"
 
 GATE_TIMEOUT_S = 300.0
 
@@ -79,7 +72,7 @@ def request_of(fields: dict[str, str]) -> AuthRequest | ReferenceRequest:
             billing_street=extra.get(iso.BILLING_STREET, ""),
             billing_postcode=extra.get(iso.BILLING_POSTCODE, ""),
             entry_mode=fields.get("22", "")[:2],
-            reference=extra.get(REFERENCE, ""),
+            reference=extra.get(iso.REFERENCE, ""),
             stored_credential=(
                 {"source": extra[iso.CREDENTIAL_SOURCE]} if iso.CREDENTIAL_SOURCE in extra else {}
             ),
@@ -88,12 +81,12 @@ def request_of(fields: dict[str, str]) -> AuthRequest | ReferenceRequest:
         payment_type=payment_type,
         amount=amount,
         currency=currency,
-        original_auth_code=extra.get(ORIGINAL_AUTH_CODE, ""),
+        original_auth_code=extra.get(iso.ORIGINAL_AUTH_CODE, ""),
         original_retrieval_ref_no=fields.get("37", ""),
-        reference=extra.get(REFERENCE, ""),
-        original_reference=extra.get(ORIGINAL_REFERENCE, ""),
-        card_bin=extra.get(CARD_BIN, ""),
-        card_last4=extra.get(CARD_LAST4, ""),
+        reference=extra.get(iso.REFERENCE, ""),
+        original_reference=extra.get(iso.ORIGINAL_REFERENCE, ""),
+        card_bin=extra.get(iso.CARD_BIN, ""),
+        card_last4=extra.get(iso.CARD_LAST4, ""),
     )
 
 
@@ -207,8 +200,8 @@ class NetworkHost:
         delay = self.latency_ms + self._random.uniform(-self.jitter_ms, self.jitter_ms)
         if delay > 0:
             await asyncio.sleep(delay / 1000)
-        if fields.get("2") == simulator.SLOW_CARD or _is_slow_follow_up(fields):
-            reply = await asyncio.to_thread(decide, fields)  # the gate may block
+        if _may_wait(fields):
+            reply = await asyncio.to_thread(decide, fields)  # the slow card's gate may block
         else:
             reply = decide(fields)
         if reply is None or writer.is_closing() or self.silent:
@@ -219,7 +212,7 @@ class NetworkHost:
             await writer.drain()
 
 
-def _is_slow_follow_up(fields: dict[str, str]) -> bool:
-    extra = iso.parse_subelements(fields.get("48", ""))
-    card = simulator.SLOW_CARD
-    return (extra.get(CARD_BIN), extra.get(CARD_LAST4)) == (card[:6], card[-4:])
+def _may_wait(fields: dict[str, str]) -> bool:
+    if fields["t"] == iso.NETWORK:
+        return False
+    return simulator.card_of(request_of(fields)) == simulator.SLOW_CARD

@@ -55,7 +55,7 @@ CLEARING_INSTITUTE = "Simulator"  # resultDetails.clearingInstituteName of its a
 ADVISORY_LOCK_KEY = 0x510C  # the PostgreSQL advisory lock a cross-process test holds
 
 
-def _card_of(request: AuthRequest | ReferenceRequest) -> str:
+def card_of(request: AuthRequest | ReferenceRequest) -> str:
     """The test card a request is about (a follow-up knows only BIN and last four)."""
     if isinstance(request, AuthRequest):
         return request.pan
@@ -178,7 +178,7 @@ class SimulatorConnector:
 
     def inquire(self, request: AuthRequest | ReferenceRequest) -> NetworkAnswer | None:
         reversal = isinstance(request, ReferenceRequest) and request.payment_type == "RV"
-        if _card_of(request) == SILENT_CARD and not reversal:
+        if card_of(request) == SILENT_CARD and not reversal:
             return None
         if isinstance(request, AuthRequest):
             return self._authorization(request)
@@ -193,7 +193,7 @@ class SimulatorConnector:
         how a lost answer is cleaned up)."""
         if isinstance(request, ReferenceRequest) and request.payment_type == "RV":
             return
-        card = _card_of(request)
+        card = card_of(request)
         if card in (LOST_CARD, SILENT_CARD):
             raise ConnectorUnavailable("no answer from the network")
         if card == SLOW_CARD and not gate().wait(self.timeout):

@@ -246,6 +246,8 @@ def test_the_link_logs_no_card_data(network, settings, caplog):
         connector.authorize(request(VISA, "logged"))
         with pytest.raises(ConnectorUnavailable) as raised:
             connector.authorize(request(simulator.LOST_CARD, "lost"))
+    assert "network link: sent" in caplog.text and "network link: received" in caplog.text
+    assert "420000******0000" in caplog.text  # the trace shows the PAN masked
     for secret in (VISA, simulator.LOST_CARD, "3412"):
         assert secret not in caplog.text and secret not in str(raised.value)
 
