@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from django.core.exceptions import ImproperlyConfigured
+
 from config.celery_settings import *  # noqa: F403 - CELERY_*: the task queue and beat's schedule
 from config.environment import BASE_DIR, DEBUG, REDIS_URL, env
 from config.logging_settings import *  # noqa: F403 - LOG_FORMAT, LOGGING
@@ -277,6 +279,21 @@ PAYMENTS_NETWORK_URL = env.str("PAYMENTS_NETWORK_URL", default="")
 PAYMENTS_NETWORK_BITMAP = env.str("PAYMENTS_NETWORK_BITMAP", default="binary")
 PAYMENTS_NETWORK_ECHO_SECONDS = env.float("PAYMENTS_NETWORK_ECHO_SECONDS", default=30.0)
 PAYMENTS_ACQUIRER_ID = env.str("PAYMENTS_ACQUIRER_ID", default="123456")
+_link = urlsplit(PAYMENTS_NETWORK_URL)
+if PAYMENTS_NETWORK_URL and (
+    _link.scheme != "iso8583" or not _link.hostname or _link.path not in ("", "/") or _link.username
+):
+    raise ImproperlyConfigured("PAYMENTS_NETWORK_URL must look like iso8583://host:port")
+try:
+    _link_port = _link.port
+except ValueError:
+    _link_port = None
+if PAYMENTS_NETWORK_URL and not _link_port:
+    raise ImproperlyConfigured("PAYMENTS_NETWORK_URL must name a port: iso8583://host:port")
+if PAYMENTS_NETWORK_BITMAP not in ("binary", "hex"):
+    raise ImproperlyConfigured("PAYMENTS_NETWORK_BITMAP must be binary or hex")
+if not (PAYMENTS_ACQUIRER_ID.isdigit() and len(PAYMENTS_ACQUIRER_ID) <= 11):
+    raise ImproperlyConfigured("PAYMENTS_ACQUIRER_ID must be 1 to 11 digits (field 32)")
 # A hosted checkout's page may be used this long after the checkout was created.
 CHECKOUT_LIFETIME_MINUTES = env.int("CHECKOUT_LIFETIME_MINUTES", default=30)
 # Outbound notifications (core.outbox): seconds before each retry after a refused delivery (1 min,

@@ -235,9 +235,8 @@ _links_lock = threading.Lock()
 
 
 def link_for(url: str, bitmap: str) -> Link:
-    parts = urlsplit(url)
-    if parts.scheme != "iso8583" or not parts.hostname or not parts.port:
-        raise ValueError("PAYMENTS_NETWORK_URL must look like iso8583://host:port")
+    parts = urlsplit(url)  # checked when the settings were read (config/settings.py)
+    assert parts.hostname is not None and parts.port is not None
     key = (parts.hostname, parts.port, bitmap)
     with _links_lock:
         found = _links.get(key)

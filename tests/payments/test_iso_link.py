@@ -5,6 +5,7 @@ card data in what the link logs, and payments through the API over the wire."""
 
 import asyncio
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -335,3 +336,35 @@ def test_the_connector_timeout_stays_below_the_web_workers_own():
     found = re.search(r"^timeout = (\d+)$", conf, re.M)
     assert found is not None
     assert int(found.group(1)) >= settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS + 5
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("PAYMENTS_NETWORK_URL", "http://127.0.0.1:8583", "must look like iso8583://host:port"),
+        ("PAYMENTS_NETWORK_URL", "iso8583://user@127.0.0.1:8583", "must look like"),
+        ("PAYMENTS_NETWORK_URL", "iso8583://127.0.0.1", "must name a port"),
+        ("PAYMENTS_NETWORK_URL", "iso8583://127.0.0.1:99999", "must name a port"),
+        ("PAYMENTS_NETWORK_BITMAP", "ebcdic", "must be binary or hex"),
+        ("PAYMENTS_ACQUIRER_ID", "12AB", "must be 1 to 11 digits"),
+    ],
+)
+def test_a_link_setting_that_cannot_work_stops_the_start(variable, value, said):
+    """Refused when the process starts (`manage.py check`), naming the setting, rather than on
+    the first payment."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from django.conf import settings
+
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=Path(settings.BASE_DIR),
+        env={**os.environ, variable: value, "LOG_LEVEL": "WARNING"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert f"ImproperlyConfigured: {variable} {said}" in done.stderr
