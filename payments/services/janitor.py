@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from django.utils import timezone
 
 from core import cards, idempotency, metrics
+from core.pools import give_back_for_a_wait
 
 from .. import results as payment_results
 from ..connectors.base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
@@ -54,8 +55,10 @@ def payment_resolve_in_flight(
         payment = Payment.objects.select_related("referenced", "merchant").get(pk=payment_id)
         if payment.state != PaymentState.IN_FLIGHT:
             continue
+        asked, request = connector_for(payment), _request_of(payment)
+        give_back_for_a_wait()  # no database connection held while the network is asked
         try:
-            answer = connector_for(payment).inquire(_request_of(payment))
+            answer = asked.inquire(request)
         except ConnectorUnavailable:
             outcome.skipped += 1
             continue

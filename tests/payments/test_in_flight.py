@@ -227,3 +227,30 @@ def test_an_answer_written_under_the_lock_to_a_row_that_is_gone_fails_as_save_wo
     with pytest.raises(DatabaseError, match="did not affect any rows"):
         engine.finish(payment, NetworkAnswer(engine.TRANSACTION_SUCCEEDED))
     assert not Payment.objects.filter(pk="0" * 32).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_pooled_connection_is_held_while_the_network_is_asked(payer, monkeypatch):
+    """A payment's network call and the janitor's inquiry give the pooled connection back first
+    (core.pools.give_back_for_a_wait): a thread waiting on the network holds none of
+    PostgreSQL's connections (issue 34). SQLite has no pool: nothing is given back there."""
+    held = []
+    authorize, inquire = (
+        simulator.SimulatorConnector.authorize,
+        simulator.SimulatorConnector.inquire,
+    )
+
+    def authorizing(self, request):
+        held.append(("authorize", connection.connection is not None))
+        return authorize(self, request)
+
+    def inquiring(self, request):
+        held.append(("inquire", connection.connection is not None))
+        return inquire(self, request)
+
+    monkeypatch.setattr(simulator.SimulatorConnector, "authorize", authorizing)
+    monkeypatch.setattr(simulator.SimulatorConnector, "inquire", inquiring)
+    assert payer.pay("DB", number=LOST).json()["result"]["code"] == "000.200.100"
+    assert payment_resolve_in_flight(older_than=NOW).resolved == 1
+    pooled = connection.vendor == "postgresql" and connection.pool is not None
+    assert held == [("authorize", not pooled), ("inquire", not pooled)]
