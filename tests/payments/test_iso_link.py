@@ -368,3 +368,35 @@ def test_a_link_setting_that_cannot_work_stops_the_start(variable, value, said):
     )
     assert done.returncode != 0
     assert f"ImproperlyConfigured: {variable} {said}" in done.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_the_link_each_outcome_answers_its_code_and_stores_it(network, settings, payer):
+    """What the API answers over the link, and what it wrote: an approval and a decline are
+    final; an answer that never comes, or a network that cannot be reached, leaves the payment
+    in flight ("in progress", HTTP 200) for the janitor, and a late answer changes nothing."""
+    from payments import results as payment_results
+    from payments.models import Payment, PaymentState
+
+    settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = 0.3
+    outcomes = {
+        "approved": payer.pay("DB"),
+        "declined": payer.pay("DB", number=NO_FUNDS),
+        "lost": payer.pay("DB", number=simulator.LOST_CARD),
+    }
+    settings.PAYMENTS_NETWORK_URL = "iso8583://127.0.0.1:9"  # nothing listens: the link is down
+    outcomes["unreachable"] = payer.pay("DB")
+    expected = {
+        "approved": ("000.000.000", PaymentState.DONE, True),
+        "declined": (payment_results.DECLINED_INSUFFICIENT_FUNDS.code, PaymentState.DONE, False),
+        "lost": ("000.200.100", PaymentState.IN_FLIGHT, False),
+        "unreachable": ("000.200.100", PaymentState.IN_FLIGHT, False),
+    }
+    for name, response in outcomes.items():
+        code_, state, successful = expected[name]
+        assert response.status_code == 200, name
+        assert code(response) == code_, name
+        stored = Payment.objects.get(pk=response.json()["id"])
+        assert (stored.result_code, stored.state, stored.successful) == (code_, state, successful)
+    unreachable = Payment.objects.get(pk=outcomes["unreachable"].json()["id"])
+    assert unreachable.auth_code == "" and unreachable.acquirer_response == ""  # nothing came back
