@@ -400,3 +400,17 @@ def test_over_the_link_each_outcome_answers_its_code_and_stores_it(network, sett
         assert (stored.result_code, stored.state, stored.successful) == (code_, state, successful)
     unreachable = Payment.objects.get(pk=outcomes["unreachable"].json()["id"])
     assert unreachable.auth_code == "" and unreachable.acquirer_response == ""  # nothing came back
+
+    # ISO 8583 has no inquiry: the janitor cannot learn what became of them, so it reverses both
+    # (0400, answered by the network) and they answer 900.100.301 with their reversal's id.
+    from datetime import timedelta
+
+    from payments.services import payment_resolve_in_flight
+
+    settings.PAYMENTS_NETWORK_URL = network.url
+    outcome = payment_resolve_in_flight(older_than=timedelta(0))
+    assert (outcome.resolved, outcome.reversed) == (0, 2)
+    for name in ("lost", "unreachable"):
+        answer = payer.get(outcomes[name].json()["id"]).json()
+        assert answer["result"]["code"] == "900.100.301", name
+        assert answer["resultDetails"]["ReversalId"]
