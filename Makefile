@@ -8,6 +8,7 @@ PORT ?= 8000
 # print, the issuer's ISSUER_BASE_URL (the `aud` of client assertions, the base of cardholder
 # links) and the base URL kept beside the demo requestor's keys. 0.0.0.0 listens everywhere but
 # is no address to call: the URLs then say 127.0.0.1.
+NETWORK_PORT ?= 8583
 BASE_URL ?= http://$(if $(filter 0.0.0.0,$(HOST)),127.0.0.1,$(HOST)):$(PORT)
 
 .PHONY: run test lint install install-dev migrate seed clean
@@ -37,9 +38,13 @@ seed: migrate
 	$(BIN)/python manage.py seed_demo --base-url '$(BASE_URL)'
 	$(BIN)/python manage.py issuer_demo --base-url '$(BASE_URL)'
 
+# The demo pays over the ISO 8583 link: the network host (payments/connectors/network_host.py)
+# runs beside the server on NETWORK_PORT, and stops with it.
 run: seed
 	@echo "Serving on $(BASE_URL)/  (admin: /admin/, API docs: /api/docs/)"
-	ISSUER_BASE_URL='$(BASE_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	@echo "The card network: iso8583://127.0.0.1:$(NETWORK_PORT) (manage.py network_host)"
+	$(BIN)/python manage.py network_host --port $(NETWORK_PORT) & trap 'kill $$! 2>/dev/null' EXIT; \
+	ISSUER_BASE_URL='$(BASE_URL)' PAYMENTS_NETWORK_URL=iso8583://127.0.0.1:$(NETWORK_PORT) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # The suite runs in parallel (pytest-xdist, one database per worker; docs/testing.md): one worker
 # more than the CPUs, since tests wait on the servers, browsers and databases they drive (2 CPUs:

@@ -26,11 +26,16 @@ __all__ = [
     "CELERY_WORKER_HIJACK_ROOT_LOGGER",
     "CELERY_WORKER_PREFETCH_MULTIPLIER",
     "NOTIFICATION_SWEEP_SECONDS",
+    "PAYMENTS_ADVICE_SWEEP_SECONDS",
 ]
 
 # The outbox's sweep (core.sweep_notifications, beat) comes this often: a retry whose task was
 # lost comes at most this much late (docs/operations.md, Notifications).
 NOTIFICATION_SWEEP_SECONDS = env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0)
+
+# Beat sends the reversal advices owed to the ISO 8583 network this often (a new one is sent at
+# once by a worker; the sweep repeats those not acknowledged, payments/services/advices.py).
+PAYMENTS_ADVICE_SWEEP_SECONDS = env.float("PAYMENTS_ADVICE_SWEEP_SECONDS", default=10.0)
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or None
@@ -69,6 +74,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "expire-oob-authentications": {"task": "issuer.expire_oob_authentications", "schedule": 60.0},
     "resolve-in-flight-payments": {"task": "payments.resolve_in_flight", "schedule": 60.0},
+    "send-reversal-advices": {
+        "task": "payments.send_reversal_advices",
+        "schedule": PAYMENTS_ADVICE_SWEEP_SECONDS,
+    },
     "purge-used-assertions": {"task": "issuer.purge_used_assertions", "schedule": 3600.0},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

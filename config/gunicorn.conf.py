@@ -1,4 +1,5 @@
-"""gunicorn settings for production: sync workers, app preloaded, heap frozen after fork.
+"""gunicorn settings for production: threaded workers (gthread), app preloaded, heap frozen
+after fork.
 
 Run with: gunicorn -c config/gunicorn.conf.py config.wsgi
 """
@@ -10,7 +11,17 @@ import sys
 
 bind = os.environ.get("GUNICORN_BIND") or f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
-worker_class = "sync"
+# Threads, so that a payment waiting on the card network costs a thread's memory, not a worker:
+# each of the `workers` processes serves up to `threads` requests at once, one running Python
+# at a time (docs/decisions.md, "Waiting on the network": gthread against sync workers, measured
+# in bench/README.md, "The network link"). A waiting thread holds no database connection
+# (core/pools.give_back_for_a_wait), so the pool stays small: DB_POOL_MAX_SIZE per process,
+# workers x DB_POOL_MAX_SIZE for the node. GUNICORN_WORKER_CLASS=sync brings back one request
+# per process.
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+threads = int(os.environ.get("GUNICORN_THREADS", "32")) if worker_class == "gthread" else 1
+# gthread keeps idle keep-alive connections open this long (the sync worker closes each).
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
 preload_app = True
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "10000"))
 max_requests_jitter = 500

@@ -35,6 +35,7 @@ from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     disable_created_metrics,
     generate_latest,
@@ -101,6 +102,38 @@ ISSUER_DECLINES = Counter(
     ["operation", "reason"],
 )
 
+# The ISO 8583 link (payments/connectors/iso_link.py), in each process that holds one.
+NETWORK_LINK_UP = Gauge(
+    PREFIX + "network_link_up",
+    "1 while this process's ISO 8583 link is up (signed on, its last echo answered), 0 while it "
+    "is down; summed over processes as the lowest (any process down shows 0).",
+    multiprocess_mode="livemin",
+)
+NETWORK_IN_FLIGHT = Gauge(
+    PREFIX + "network_requests_in_flight",
+    "Requests sent on the ISO 8583 link and waiting for their answer.",
+    multiprocess_mode="livesum",
+)
+NETWORK_ANSWER_SECONDS = Histogram(
+    PREFIX + "network_answer_seconds",
+    "Time from sending a request on the ISO 8583 link to its answer, by request message type.",
+    ["message"],
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0, 10.0, 20.0),
+)
+NETWORK_UNANSWERED = Counter(
+    PREFIX + "network_unanswered",
+    "Requests on the ISO 8583 link that got no answer, by reason: timeout (none in time), lost "
+    "(the connection dropped with it in flight), down (refused at once: the link is down), late "
+    "(an answer that came after its request's timeout, dropped).",
+    ["reason"],
+)
+REVERSAL_ADVICES = Counter(
+    PREFIX + "reversal_advice_attempts",
+    "Reversal advices (0420/0421) sent, by outcome: acknowledged (0430 came back) or failed "
+    "(no answer, or the link down; sent again later).",
+    ["outcome"],
+)
+
 PAYMENT_FAMILIES = ("success", "pending", "decline", "validation", "error")
 
 
@@ -131,6 +164,12 @@ def janitor_resolved(*, resolved: int, reversed: int, skipped: int) -> None:
     for outcome, count in (("resolved", resolved), ("reversed", reversed), ("skipped", skipped)):
         if count:
             JANITOR.labels(outcome=outcome).inc(count)
+
+
+def reversal_advices(*, acknowledged: int, failed: int) -> None:
+    for outcome, count in (("acknowledged", acknowledged), ("failed", failed)):
+        if count:
+            REVERSAL_ADVICES.labels(outcome=outcome).inc(count)
 
 
 def notification_attempted(outcome: str) -> None:

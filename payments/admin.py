@@ -26,7 +26,14 @@ from core.admin import ReadOnlyMixin, amount_column
 from core.display import amount_text, code_with_name, mark_html, money_html, result_html
 
 from .checkouts import admin as checkout_admin  # noqa: F401 - registers the checkout admin
-from .models import ZERO, Payment, PaymentType, ThreeDSAuthentication, payment_type_name
+from .models import (
+    ZERO,
+    Payment,
+    PaymentType,
+    ReversalAdvice,
+    ThreeDSAuthentication,
+    payment_type_name,
+)
 from .registrations.admin import instruction_chain  # also registers the card-on-file admins
 from .selectors import payment_chain, payments_marked, result_family_q
 
@@ -389,3 +396,38 @@ class ThreeDSAuthenticationAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields if f.name != "nonce"]
+
+
+@admin.register(ReversalAdvice)
+class ReversalAdviceAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Reversal advices (ISO 8583 0420) owed to the network or acknowledged, read-only: what the
+    network still has to be told (docs/runbook.md, "Reversal advices piling up")."""
+
+    list_display = (
+        "reversal",
+        "original",
+        "state",
+        "attempts",
+        "next_attempt_at",
+        "response_code",
+        "last_error",
+        "created_at",
+        "acknowledged_at",
+    )
+    list_filter = ("state",)
+    search_fields = ("=reversal__id", "=reversal__referenced__id")
+    list_select_related = ("reversal__referenced",)
+    date_hierarchy = "created_at"
+    ordering = ("-created_at",)
+    list_per_page = 50
+
+    @admin.display(description="original payment")
+    def original(self, advice: ReversalAdvice) -> SafeString:
+        original = advice.reversal.referenced
+        if original is None:
+            return format_html("{}", "")
+        url = reverse("admin:payments_payment_change", args=[original.pk])
+        return format_html('<a href="{}">{}</a>', url, original.pk)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [f.name for f in self.model._meta.fields]

@@ -31,3 +31,9 @@ class PaymentsConfig(AppConfig):
             "older than PAYMENTS_CONNECTOR_TIMEOUT_SECONDS.",
             lambda: [((), selectors.payments_in_flight()[1])],
         )
+        metrics.register_gauge(
+            metrics.PREFIX + "reversal_advices_outstanding",
+            "Reversal advices (ISO 8583 0420) the network has not acknowledged yet "
+            '(docs/runbook.md, "Reversal advices piling up").',
+            lambda: [((), selectors.reversal_advices_outstanding())],
+        )

@@ -316,6 +316,40 @@ class TraceCounter(models.Model):
         return f"{self.name} {self.value}"
 
 
+class ReversalAdvice(models.Model):
+    """A 0420 reversal advice the acquirer owes the network: the reversal (an RV with
+    transactionSource TIMEOUT) is final here when it is recorded, and the network is told until
+    it acknowledges (0430). A row, not memory: any worker sends it, after any restart
+    (payments/services/advices.py; beat every `PAYMENTS_ADVICE_SWEEP_SECONDS`)."""
+
+    class State(models.TextChoices):
+        OWED = "OWED"
+        ACKNOWLEDGED = "ACKNOWLEDGED"
+
+    reversal = models.OneToOneField(
+        Payment, primary_key=True, on_delete=models.PROTECT, related_name="advice"
+    )
+    state = models.CharField(max_length=12, choices=State.choices, default=State.OWED)
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField()
+    last_error = models.CharField(max_length=255, blank=True)
+    response_code = models.CharField(max_length=2, blank=True)  # field 39 of the 0430
+    created_at = models.DateTimeField(auto_now_add=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"],
+                name="payments_advice_owed",
+                condition=Q(state="OWED"),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"reversal advice {self.reversal_id} {self.state}"
+
+
 from .checkouts.models import Checkout  # noqa: E402, F401
 from .registrations.models import Registration, StandingInstruction  # noqa: E402, F401
 from .threeds.models import FINAL_STATES, ThreeDSAuthentication, ThreeDSState  # noqa: E402, F401

@@ -109,6 +109,13 @@ TIMEOUT_REVERSED = _d(
     "the merchant's)",
 )
 
+NETWORK_UNAVAILABLE = _d(
+    "900.100.600",
+    "the card network cannot be reached now (the link is down): nothing was sent and nothing "
+    "is held; send it again later with a new merchantTransactionId",
+    f"{INITIAL}, CP, RV, RF, PR over the ISO 8583 link while it is down",
+)
+
 # --- 3-D Secure -------------------------------------------------------------------------------
 THREEDS_PENDING = _d(
     "000.200.000",

@@ -45,7 +45,13 @@ from core.lookups import one
 from merchants.models import Entity, Merchant
 from merchants.selectors import merchants_by_pk, merchants_reachable
 
-from .models import Payment, PaymentState, PaymentType, ThreeDSAuthentication
+from .models import (
+    Payment,
+    PaymentState,
+    PaymentType,
+    ReversalAdvice,
+    ThreeDSAuthentication,
+)
 
 SALE_TYPES = (PaymentType.DB, PaymentType.CP)
 DECIDED_TYPES = (PaymentType.PA, PaymentType.DB)  # what an issuer approves or declines
@@ -394,6 +400,11 @@ def payments_in_flight(*, now: datetime | None = None) -> tuple[int, float]:
     oldest = found["oldest"]
     age = ((now or timezone.now()) - oldest).total_seconds() if oldest else 0.0
     return found["count"], max(age, 0.0)
+
+
+def reversal_advices_outstanding() -> int:
+    """Reversal advices the network has not acknowledged (payments.services.advices)."""
+    return ReversalAdvice.objects.filter(state=ReversalAdvice.State.OWED).count()
 
 
 def threeds_frame_origins(*, auth_id: str) -> list[str]:

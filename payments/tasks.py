@@ -23,3 +23,11 @@ def expire_threeds_authentications() -> int:
 def resolve_in_flight() -> dict[str, int]:
     """Beat, every minute: resolve payments IN_FLIGHT past the connector's timeout."""
     return services.payment_resolve_in_flight().__dict__
+
+
+@shared_task(name="payments.send_reversal_advices")
+def send_reversal_advices() -> dict[str, int]:
+    """Beat, and at once when one is owed: send the reversal advices the network is owed."""
+    from .services.advices import send_owed
+
+    return send_owed().__dict__

@@ -28,6 +28,11 @@ class ConnectorUnavailable(Exception):
     known here. Never carries card data."""
 
 
+class NetworkUnreachable(ConnectorUnavailable):
+    """The network cannot be reached now (the link is down): nothing was sent, so the outcome
+    is known: nothing happened. The payment answers 900.100.600 at once."""
+
+
 @dataclass(frozen=True)
 class AuthRequest:
     payment_type: str
@@ -81,6 +86,9 @@ class ReferenceRequest:
     original_stan: str = ""
     stan: str = ""
     retrieval_ref_no: str = ""
+    # A reversal the acquirer asserts rather than asks (an RV with transactionSource TIMEOUT):
+    # over the ISO 8583 link it is a 0420 advice, owed until the network acknowledges it.
+    advice: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,10 @@ class NetworkAnswer:
     # Who took the payment (resultDetails.clearingInstituteName): the network, or for an on-us
     # card the platform's own issuer. Empty for the platform's own refusals.
     clearing_institute: str = ""
+    # The advice the network is owed for this answer ("0420": a reversal the acquirer approved on
+    # its own word, told to the network afterwards by the ReversalAdvice row the finalize writes,
+    # payments.services.advices); "" for none.
+    owed_advice: str = ""
 
     @property
     def approved(self) -> bool:

@@ -13,7 +13,8 @@ A connection that drops fails every request in flight on it at once (ConnectorUn
 payment stays IN_FLIGHT, the janitor resolves it) and is reopened by the next request. An echo
 (0800, code 301) every `PAYMENTS_NETWORK_ECHO_SECONDS` keeps the link's state: while the last echo
 failed, requests are refused at once with NetworkDown ("network unavailable") instead of waiting
-out the timeout; the next echo that is answered brings the link back.
+out the timeout; while down it probes every second (reconnecting and signing on when the
+connection is gone), and the first echo answered brings the link back.
 
 At DEBUG the logger `payments.connectors.iso_link` traces every message sent and received,
 masked (iso_messages.masked_fields: no PAN, expiry, track 2, PIN block or CVV2).
@@ -26,6 +27,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
@@ -33,21 +35,29 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 
-from core.results import Result
+from core import metrics
+from core.results import TRANSACTION_SUCCEEDED, Result
 
 from . import iso_messages as iso
 from . import simulator
-from .base import AuthRequest, ConnectorUnavailable, NetworkAnswer, ReferenceRequest
+from .base import (
+    AuthRequest,
+    ConnectorUnavailable,
+    NetworkAnswer,
+    NetworkUnreachable,
+    ReferenceRequest,
+)
 from .ids import answer_ids
 from .responses import result_for
 
 logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 3.0
+DOWN_PROBE_SECONDS = 1.0  # how often a link that is down tries to come back
 NO_TERMINAL = "ECOM0000"  # field 41 of a payment without a terminal (e-commerce)
 
 
-class NetworkDown(ConnectorUnavailable):
+class NetworkDown(NetworkUnreachable):
     """The link is down (its last echo or sign-on failed): nothing was sent."""
 
 
@@ -65,7 +75,7 @@ class Link:
     def __init__(self, host: str, port: int, *, bitmap: str, echo_seconds: float) -> None:
         self.host, self.port, self.bitmap = host, port, bitmap
         self.echo_seconds = echo_seconds
-        self.down = False
+        self._down = False
         self._socket: socket.socket | None = None
         self._send_lock = threading.Lock()
         self._state_lock = threading.Lock()
@@ -73,6 +83,7 @@ class Link:
         self._stan = 0
         self._echo_thread: threading.Thread | None = None
         self._closed = threading.Event()
+        self._wake = threading.Event()  # the echo's wait cut short (the link went down, closed)
 
     # --- the connection -------------------------------------------------------------------
 
@@ -127,6 +138,7 @@ class Link:
             else:
                 del self._waiting[key]
         if waiting is None:
+            metrics.NETWORK_UNANSWERED.labels(reason="late").inc()
             logger.warning(
                 "network link: an answer %s for STAN %s that nothing waits for (late)",
                 fields.get("t"),
@@ -151,6 +163,7 @@ class Link:
 
     def close(self) -> None:
         self._closed.set()
+        self._wake.set()
         sock = self._socket
         if sock is not None:
             with contextlib.suppress(OSError):
@@ -159,11 +172,41 @@ class Link:
 
     # --- requests -------------------------------------------------------------------------
 
+    @property
+    def down(self) -> bool:
+        return self._down
+
+    @down.setter
+    def down(self, value: bool) -> None:
+        went_down = value and not self._down
+        self._down = value
+        if went_down:
+            self._wake.set()  # the echo starts probing at once
+        metrics.NETWORK_LINK_UP.set(0 if value else 1)
+
     def exchange(self, fields: dict[str, str], timeout: float) -> dict[str, str]:
         """Send one request and wait up to `timeout` seconds for its answer."""
-        if self.down and self._echoing() and fields.get("t") != iso.NETWORK:
-            raise NetworkDown("the network link is down")  # the echo brings it back
-        sock = self._connected()
+        try:
+            if self.down and self._echoing() and fields.get("t") != iso.NETWORK:
+                raise NetworkDown("the network link is down")  # the echo brings it back
+            sock = self._connected()
+        except NetworkDown:
+            metrics.NETWORK_UNANSWERED.labels(reason="down").inc()
+            raise
+        metrics.NETWORK_IN_FLIGHT.inc()
+        started = time.monotonic()
+        try:
+            answer = self._exchange(sock, fields, timeout)
+        finally:
+            metrics.NETWORK_IN_FLIGHT.dec()
+        metrics.NETWORK_ANSWER_SECONDS.labels(message=fields["t"]).observe(
+            time.monotonic() - started
+        )
+        return answer
+
+    def _exchange(
+        self, sock: socket.socket, fields: dict[str, str], timeout: float
+    ) -> dict[str, str]:
         key = (fields["11"], fields.get("37", ""))
         waiting = _Waiting(terminal=(fields.get("41", ""), fields.get("42", "")))
         message = iso.frame(iso.encode(fields, self.bitmap))
@@ -178,12 +221,15 @@ class Link:
                 sock.sendall(message)
         except OSError:
             self._lost(sock)
+            metrics.NETWORK_UNANSWERED.labels(reason="lost").inc()
             raise ConnectorUnavailable("the connection to the network was lost") from None
         if not waiting.event.wait(timeout):
             with self._state_lock:
                 self._waiting.pop(key, None)
+            metrics.NETWORK_UNANSWERED.labels(reason="timeout").inc()
             raise ConnectorUnavailable(f"no answer from the network in {timeout:g} s")
         if waiting.lost or waiting.answer is None:
+            metrics.NETWORK_UNANSWERED.labels(reason="lost").inc()
             raise ConnectorUnavailable("the connection to the network was lost")
         return waiting.answer
 
@@ -210,7 +256,16 @@ class Link:
         self._echo_thread.start()
 
     def _echo(self) -> None:
-        while not self._closed.wait(self.echo_seconds):
+        """Every `echo_seconds` while the link is up; every DOWN_PROBE_SECONDS (at most) while
+        it is down, so that a network back (a host restarted, a line restored) takes payments
+        again within a second, not an echo interval."""
+        while not self._closed.is_set():
+            self._wake.wait(
+                min(self.echo_seconds, DOWN_PROBE_SECONDS) if self.down else self.echo_seconds
+            )
+            self._wake.clear()
+            if self._closed.is_set():
+                return
             self.echo()
 
     def echo(self) -> bool:
@@ -277,8 +332,17 @@ class Iso8583Connector:
         return answer_of(answer, request.reference, "auth")
 
     def follow_up(self, request: ReferenceRequest) -> NetworkAnswer:
+        if request.advice:
+            return advice_owed(request)
         answer = self.link.exchange(follow_up_fields(request), self.timeout)
         return answer_of(answer, request.reference, "follow-up")
+
+    def advise(self, request: ReferenceRequest, *, repeat: bool) -> str:
+        """Send a reversal advice (0420, or 0421 when it is sent again) and wait for its 0430:
+        answers the network's field 39. ConnectorUnavailable when it is not acknowledged."""
+        fields = follow_up_fields(request)
+        fields["t"] = iso.REVERSAL_ADVICE_REPEAT if repeat else iso.REVERSAL_ADVICE
+        return self.link.exchange(fields, self.timeout).get("39", "")
 
     def inquire(self, request: AuthRequest | ReferenceRequest) -> NetworkAnswer | None:
         """ISO 8583 has no inquiry: what became of a lost request cannot be asked, so the janitor
@@ -358,6 +422,24 @@ def follow_up_fields(request: ReferenceRequest) -> dict[str, str]:
         original = request.original_stan or answer_ids(request.original_reference, "auth")["stan"]
         fields["90"] = f"0100{original}{fields['7']}{'0' * 22}"
     return fields
+
+
+def advice_owed(request: ReferenceRequest) -> NetworkAnswer:
+    """A reversal the acquirer asserts (transactionSource TIMEOUT: the original's answer never
+    came, or came too late to be booked): approved at once, by the acquirer's own word, with an
+    advice owed to the network (the finalize writes its row; payments.services.advices sends it
+    until the network acknowledges). Nothing is sent from here."""
+    ids = answer_ids(request.reference, "follow-up")
+    return NetworkAnswer(
+        TRANSACTION_SUCCEEDED,
+        auth_code=request.original_auth_code,
+        acquirer_response="00",
+        stan=request.stan or ids["stan"],
+        retrieval_ref_no=request.original_retrieval_ref_no or request.retrieval_ref_no,
+        acquirer_ref_no=ids["acquirer_ref_no"],
+        clearing_institute=simulator.CLEARING_INSTITUTE,
+        owed_advice=iso.REVERSAL_ADVICE,
+    )
 
 
 def _acceptor(name: str, country: str) -> str:

@@ -14,7 +14,7 @@ Which message goes with which payment type (docs/decisions.md, "The ISO 8583 lin
 | RF, PR | 0200 / 0210 | 200000 (refund) |
 | CP | 0220 / 0230 (advice of the completed authorization) | 000000 |
 | RV | 0400 / 0410, field 90 the original's | the original's |
-| a reversal advice | 0420 / 0430, field 90 the original's | the original's |
+| a reversal advice | 0420 / 0430 (0421 when repeated), field 90 the original's | the original's |
 | sign-on, echo | 0800 / 0810, field 70 001 / 301 | |
 
 Fields beyond the standard set ride in field 48 (additional data, private) as subelements
@@ -53,6 +53,7 @@ ADVICE_ANSWER = "0230"
 REVERSAL = "0400"
 REVERSAL_ANSWER = "0410"
 REVERSAL_ADVICE = "0420"
+REVERSAL_ADVICE_REPEAT = "0421"
 REVERSAL_ADVICE_ANSWER = "0430"
 NETWORK = "0800"
 NETWORK_ANSWER = "0810"
@@ -62,6 +63,7 @@ ANSWER_OF = {
     ADVICE: ADVICE_ANSWER,
     REVERSAL: REVERSAL_ANSWER,
     REVERSAL_ADVICE: REVERSAL_ADVICE_ANSWER,
+    REVERSAL_ADVICE_REPEAT: REVERSAL_ADVICE_ANSWER,
     NETWORK: NETWORK_ANSWER,
 }
 SIGN_ON = "001"

@@ -18,11 +18,14 @@ carries card data.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import random
 
 from django.conf import settings
+
+from core.results import TRANSACTION_SUCCEEDED
 
 from . import iso_messages as iso
 from . import simulator
@@ -47,7 +50,7 @@ def payment_type_of(fields: dict[str, str]) -> str:
     kind = fields["t"]
     if kind == iso.AUTHORIZATION:
         return PAYMENT_TYPE_OF[(kind, "51" if fields.get("25") == "51" else "")]
-    if kind in (iso.REVERSAL, iso.REVERSAL_ADVICE):
+    if kind in (iso.REVERSAL, iso.REVERSAL_ADVICE, iso.REVERSAL_ADVICE_REPEAT):
         return "RV"
     return PAYMENT_TYPE_OF.get((kind, fields.get("3", "")), "")
 
@@ -149,7 +152,11 @@ class NetworkHost:
         self.silent = False
         self.received = 0
         self.answered = 0
+        self.seen: collections.Counter[str] = collections.Counter()  # message types received
         self._random = random.Random(seed)  # noqa: S311 - latency and drops, not secrets
+        # The reversal advices taken (STAN, RRN): a repeat (0421, or a 0420 sent again) is
+        # acknowledged again but reverses, and is logged, once.
+        self.advised: set[tuple[str, str]] = set()
         self._server: asyncio.base_events.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
 
@@ -195,12 +202,16 @@ class NetworkHost:
         except iso.MessageError as exc:
             logger.warning("network host: a message it cannot read (%s)", exc)
             return
+        self.seen[fields["t"]] += 1
         if self.silent or (self.drop_rate and self._random.random() < self.drop_rate):
             return
         delay = self.latency_ms + self._random.uniform(-self.jitter_ms, self.jitter_ms)
         if delay > 0:
             await asyncio.sleep(delay / 1000)
-        if _may_wait(fields):
+        reply: dict[str, str] | None
+        if fields["t"] in (iso.REVERSAL_ADVICE, iso.REVERSAL_ADVICE_REPEAT):
+            reply = self._advised(fields)
+        elif _may_wait(fields):
             reply = await asyncio.to_thread(decide, fields)  # the slow card's gate may block
         else:
             reply = decide(fields)
@@ -210,6 +221,14 @@ class NetworkHost:
         self.answered += 1
         with contextlib.suppress(ConnectionError, OSError):
             await writer.drain()
+
+    def _advised(self, fields: dict[str, str]) -> dict[str, str]:
+        """A reversal advice is acknowledged (0430, 00), every time it comes; it reverses once."""
+        key = (fields.get("11", ""), fields.get("37", ""))
+        if key in self.advised:
+            return answer_fields(fields, NetworkAnswer(TRANSACTION_SUCCEEDED))
+        self.advised.add(key)
+        return decide(fields) or answer_fields(fields, NetworkAnswer(TRANSACTION_SUCCEEDED))
 
 
 def _may_wait(fields: dict[str, str]) -> bool:

@@ -10,7 +10,8 @@
    (merchant state, workflow, risk) or a 3-D Secure redirect ends the claim answered.
 2. Ask a remote network (connectors.base) with its timeout, outside any transaction: a worker
    that dies here leaves a committed IN_FLIGHT row, no lock held, and the janitor resolves it
-   (janitor.py). No answer in time: the client is told the payment is in progress.
+   (janitor.py). No answer in time: the client is told the payment is in progress. A network
+   that cannot be reached (nothing was sent) declines it at once with 900.100.600.
 3. Finalize (a second short transaction): the payment and its originals locked in primary-key
    order; approval moves the reservation to the totals, a decline releases it; the answer is
    stored. A local connector (the on-us one) is asked here, under the same locks.
@@ -32,7 +33,12 @@ from core.pools import give_back_for_a_wait
 from core.results import TRANSACTION_SUCCEEDED, Result
 
 from .. import results as payment_results
-from ..connectors.base import Connector, ConnectorUnavailable, NetworkAnswer
+from ..connectors.base import (
+    Connector,
+    ConnectorUnavailable,
+    NetworkAnswer,
+    NetworkUnreachable,
+)
 from ..connectors.routing import connector_for
 from ..models import PAYMENT_STATE, Payment, PaymentState
 from ..registrations.instructions import standing_data
@@ -108,6 +114,8 @@ def complete(claimed: Claim) -> Payment:
     give_back_for_a_wait()  # no PostgreSQL connection held while the network takes its time
     try:
         answer = claimed.ask(connector, claimed.payment)
+    except NetworkUnreachable:  # nothing was sent: declined at once, a reservation released
+        answer = NetworkAnswer(payment_results.NETWORK_UNAVAILABLE)
     except ConnectorUnavailable:
         return claimed.payment  # IN_FLIGHT, answered "in progress"; the janitor resolves it
     return finalize(claimed, answer=answer)

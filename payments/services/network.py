@@ -8,7 +8,7 @@ builds the same requests to ask the network what became of a payment.
 """
 
 from ..connectors.base import AuthRequest, Connector, NetworkAnswer, ReferenceRequest
-from ..models import ZERO, Payment, PaymentType
+from ..models import ZERO, Payment, PaymentType, TransactionSource
 from ..registrations import instructions, stored
 
 STANDING = "standingInstruction."
@@ -90,6 +90,10 @@ def reference_request(payment: Payment, original: Payment) -> ReferenceRequest:
         original_stan=original.stan,
         stan=payment.stan,
         retrieval_ref_no=payment.retrieval_ref_no,
+        advice=(
+            payment.payment_type == PaymentType.RV
+            and payment.transaction_source == TransactionSource.TIMEOUT
+        ),
     )
 
 

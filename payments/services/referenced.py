@@ -19,7 +19,7 @@ from .. import results as payment_results
 from ..connectors.base import NetworkAnswer
 from ..models import ZERO, Payment, PaymentType, TransactionSource
 from ..render import payment_body
-from . import engine, network
+from . import advices, engine, network
 from .engine import Claim
 from .initial import merchant_refusal
 from .lock_objects import original_lock
@@ -183,6 +183,8 @@ def settle(payment: Payment, locked: dict[str, Payment], answer: NetworkAnswer) 
         apply_to_totals(payment, original)
     for row, _ in _touched(payment, original):
         row.save(update_fields=list(TOTALS))
+    if answer.approved and answer.owed_advice:
+        advices.owe(payment)  # the network is told in the same breath the reversal is booked
     if answer.approved and _undoes_a_timeout(payment, original):
         # No longer uncertain: the original says it was reversed, and by which reversal.
         result = payment_results.TIMEOUT_REVERSED

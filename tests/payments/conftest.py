@@ -83,3 +83,6 @@ def enrolled(merchant):
     merchant.threeds_status = "ENROLLED"
     merchant.save()
     return merchant
+
+
+from tests.payments.network_host import network, network_log_path  # noqa: E402, F401 - fixtures
