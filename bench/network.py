@@ -1,7 +1,8 @@
 """The platform waiting on a card network: gunicorn's sync and gthread workers against the
 network host of the ISO 8583 link at several latencies, in one sitting.
 
-    .venv/bin/python bench/network.py                       # the whole matrix (about 12 minutes)
+    .venv/bin/python bench/network.py --rounds 2 --models sync,gthread,gthread-t32 \
+        --simulator sync --open-loop 200            # the recorded matrix (about 20 minutes)
     .venv/bin/python bench/network.py --latencies 200 --clients 128 --duration 5   # one cell
 
 What it does:
@@ -10,10 +11,11 @@ What it does:
    the same port for each latency (every link reconnects on its next request).
 3. One gunicorn per model, all at once on ports of their own, each with the production conf
    (config/gunicorn.conf.py) and --workers processes: `sync` (one request per process, the
-   conf before issue 34) and `gthread` (--threads per process); each over the link
-   (PAYMENTS_NETWORK_URL), and with --simulator a gthread and a sync server on the in-process
-   simulator too (rows "sim-..."; latency 0 only). Each server's PostgreSQL connections carry
-   its own application_name, so they are counted apart.
+   conf before issue 34) and `gthread` (--threads per process; variants such as
+   `gthread-t32-si5`, see start_server), each over the link (PAYMENTS_NETWORK_URL); the models
+   named by --simulator also on the in-process simulator (rows "sim-...", latency 0 only). Each
+   server's PostgreSQL connections carry its own application_name, so they are counted apart
+   (mind PostgreSQL's max_connections: a gthread server holds up to 40).
 4. For each latency, each client count, each model in turn (alternated, so a drift of the
    machine touches every model alike): --clients keep-alive connections in a closed loop (each
    sends its next DB when the last is answered), --warmup then --duration seconds measured.
@@ -317,20 +319,30 @@ def cell(
 def start_server(
     args: argparse.Namespace, name: str, model: str, network_url: str, stamp: str
 ) -> dict[str, Any]:
+    """`model`: the worker class, with variants after dashes: `gthread-t16-w3-ka0-p4-si20` is 16
+    threads, 3 processes, keep-alive 0 s, a pool of 4 and a GIL switch interval of 20 ms (the
+    arguments' values, and Python's 5 ms, otherwise)."""
+    worker_class, *variants = model.split("-")
+    options = {"t": args.threads, "w": args.workers, "ka": args.keepalive, "p": args.pool, "si": 0}
+    # (si 0: the conf's own switch interval)
+    for variant in variants:
+        letters = variant.rstrip("0123456789")
+        options[letters] = int(variant[len(letters) :])
     port = free_port()
     log = RESULTS_DIR / f"gunicorn-network-{stamp}-{name}.log"
     url = f"{args.database_url}?application_name={name}"
     env = {
-        "GUNICORN_WORKER_CLASS": model,
-        "GUNICORN_THREADS": str(args.threads),
+        "GUNICORN_WORKER_CLASS": worker_class,
+        "GUNICORN_THREADS": str(options["t"]),
         "PAYMENTS_NETWORK_URL": network_url,
         "PAYMENTS_NETWORK_ECHO_SECONDS": "30",
-        "DB_POOL_MAX_SIZE": str(args.pool),
-        "GUNICORN_KEEPALIVE": str(args.keepalive),
+        "DB_POOL_MAX_SIZE": str(options["p"]),
+        "GUNICORN_KEEPALIVE": str(options["ka"]),
+        **({"GUNICORN_SWITCH_INTERVAL_MS": str(options["si"])} if options["si"] else {}),
     }
-    proc = start_gunicorn(database_url=url, workers=args.workers, port=port, log_path=log, env=env)
+    proc = start_gunicorn(database_url=url, workers=options["w"], port=port, log_path=log, env=env)
     wait_healthy(port, proc, 60)
-    wait_workers(proc, args.workers, 60)
+    wait_workers(proc, options["w"], 60)
     return {"name": name, "port": port, "process": proc}
 
 
@@ -338,15 +350,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--latencies", default="0,50,200,500", help="ms, comma-separated")
     parser.add_argument("--clients", default="32,128,256", help="closed-loop connections")
-    parser.add_argument("--models", default="sync,gthread")
+    parser.add_argument(
+        "--models", default="sync,gthread", help="worker classes, with variants: gthread-t16-ka0"
+    )
     parser.add_argument("--workers", type=int, default=5, help="processes per server")
-    parser.add_argument("--threads", type=int, default=32, help="threads per gthread process")
+    parser.add_argument("--threads", type=int, default=16, help="threads per gthread process")
     parser.add_argument("--keepalive", type=int, default=5, help="gthread's keep-alive seconds")
     parser.add_argument("--pool", type=int, default=8, help="DB_POOL_MAX_SIZE per process")
     parser.add_argument("--rounds", type=int, default=1, help="the matrix this many times")
     parser.add_argument("--duration", type=float, default=8.0)
     parser.add_argument("--warmup", type=float, default=2.0)
-    parser.add_argument("--simulator", action="store_true", help="also the in-process simulator")
+    parser.add_argument(
+        "--simulator", default="", help="models also run on the in-process simulator (0 ms)"
+    )
     parser.add_argument("--open-loop", type=float, default=0.0, help="its latency in ms (0: none)")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     args = parser.parse_args(argv)
@@ -370,9 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for model in models:
             servers.append(start_server(args, f"link-{model}", model, network_url, stamp))
-        if args.simulator:
-            for model in models:
-                servers.append(start_server(args, f"sim-{model}", model, "", stamp))
+        for model in filter(None, args.simulator.split(",")):
+            servers.append(start_server(args, f"sim-{model}", model, "", stamp))
         print(f"servers: {', '.join(s['name'] for s in servers)}; {args.workers} workers each")
         host = start_host(host_port, 0, host_log)
         for server in servers:  # every process and thread past its first requests, unrecorded
@@ -391,9 +406,10 @@ def main(argv: list[str] | None = None) -> int:
                         rows.append(row)
                         _print(row)
         if args.open_loop:
+            node = next((s["name"] for s in servers if s["name"].startswith("link-gthread")), "")
             capacity = max(
                 (r["payments_per_s"] for r in rows
-                 if r["model"] == "link-gthread" and r["latency_ms"] == 0),
+                 if r["model"] == node and r["latency_ms"] == 0),
                 default=0.0,
             )  # fmt: skip
             if capacity:
@@ -401,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
                 host = start_host(host_port, args.open_loop, host_log)
                 _links_back(servers, creds)
                 for server in servers:
-                    if server["name"] != "link-gthread":  # sync could not keep up: a queue
+                    if server["name"] != node:  # sync workers could not keep up: a queue
                         continue
                     row = cell(args, server, creds, pg, host, rate=round(0.6 * capacity, 1))
                     row["latency_ms"] = args.open_loop

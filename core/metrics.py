@@ -109,6 +109,7 @@ NETWORK_LINK_UP = Gauge(
     "is down; summed over processes as the lowest (any process down shows 0).",
     multiprocess_mode="livemin",
 )
+NETWORK_LINK_UP.set(1)  # until a link says otherwise (a process without one has nothing down)
 NETWORK_IN_FLIGHT = Gauge(
     PREFIX + "network_requests_in_flight",
     "Requests sent on the ISO 8583 link and waiting for their answer.",

@@ -85,4 +85,9 @@ def enrolled(merchant):
     return merchant
 
 
-from tests.payments.network_host import network, network_log_path  # noqa: E402, F401 - fixtures
+from tests.payments.network_host import (  # noqa: E402, F401 - fixtures
+    _payments_over_the_link,
+    network,
+    network_log_path,
+    shared_network_host,
+)

@@ -3,6 +3,7 @@ event loop in a thread of the test's process (so `simulator.held()` gates reach 
 fixtures that point the platform at it."""
 
 import asyncio
+import os
 import threading
 from collections.abc import Iterator
 
@@ -62,3 +63,32 @@ def network_log_path(tmp_path, settings):
     path.touch()
     settings.PAYMENTS_SIMULATOR_LOG = str(path)
     return path
+
+
+# --- the payment suites over the link (the PostgreSQL run of .ci/run) ------------------------
+
+# PAYMENTS_TESTS_OVER_THE_LINK=1: every test of tests/payments runs with the ISO 8583 link to a
+# network host of the worker's own (one per pytest process, in a thread, so the simulator's
+# in-process gates still hold its answers), unless it is marked `in_process_network` (it tests
+# what only the in-process simulator does: its inquiry, its derived identifiers).
+OVER_THE_LINK = os.environ.get("PAYMENTS_TESTS_OVER_THE_LINK") == "1"
+
+
+@pytest.fixture(scope="session")
+def shared_network_host() -> Iterator[RunningHost]:
+    running = RunningHost(bitmap="hex", seed=11)  # the other bitmap than the link's own tests
+    try:
+        yield running
+    finally:
+        iso_link.close_links()
+        running.stop()
+
+
+@pytest.fixture(autouse=True)
+def _payments_over_the_link(request, settings) -> Iterator[None]:
+    if OVER_THE_LINK and not request.node.get_closest_marker("in_process_network"):
+        host = request.getfixturevalue("shared_network_host")
+        settings.PAYMENTS_NETWORK_URL = host.url
+        settings.PAYMENTS_NETWORK_BITMAP = "hex"
+        settings.PAYMENTS_NETWORK_ECHO_SECONDS = 0
+    yield
