@@ -32,6 +32,7 @@ from ..connectors.base import ConnectorUnavailable
 from ..models import Payment, ReversalAdvice
 from ..selectors import reversal_advices_outstanding
 from . import network
+from .lock_objects import advices_due_lock
 
 logger = logging.getLogger(__name__)
 
@@ -54,10 +55,10 @@ def owe(reversal: Payment) -> ReversalAdvice:
 
 
 def _send_soon() -> None:
-    from ..tasks import send_reversal_advices
+    from celery import current_app
 
-    try:
-        send_reversal_advices.delay()
+    try:  # by name: payments.tasks imports the services
+        current_app.tasks["payments.send_reversal_advices"].delay()
     except Exception:  # the broker is down: beat's sweep sends it
         logger.warning("reversal advice: could not ask a worker; beat's sweep will send it")
 
@@ -92,12 +93,7 @@ def _lease(now: datetime, batch: int, *, lease: float) -> list[ReversalAdvice]:
     """The due advices, each leased to this caller: its attempt counted and its next attempt
     moved past what sending it may take (a worker that dies sending leaves it due again)."""
     with transaction.atomic(durable=True):
-        due = list(
-            ReversalAdvice.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("reversal__referenced", "reversal__merchant", "reversal__terminal")
-            .filter(state=ReversalAdvice.State.OWED, next_attempt_at__lte=now)
-            .order_by("next_attempt_at")[:batch]
-        )
+        due = advices_due_lock(now=now, batch=batch)
         leased_until = timezone.now() + timedelta(seconds=lease)  # the clock's, not `now`
         for advice in due:
             advice.attempts += 1

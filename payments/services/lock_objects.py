@@ -13,7 +13,7 @@ from core.results import REFERENCE_NOT_FOUND
 from core.rows import Insert, Update
 from merchants.models import Merchant
 
-from ..models import Payment, PaymentType, ThreeDSAuthentication
+from ..models import Payment, PaymentType, ReversalAdvice, ThreeDSAuthentication
 
 
 def payments_lock(pks: list[str]) -> dict[str, Payment]:
@@ -118,3 +118,14 @@ ANSWERED = Update(
     '"clearing_institute" = %s WHERE "id" = %s',
 )
 ANSWERED_IF_IN_FLIGHT = Update(Payment, ANSWERED.sql + ' AND "state" = %s')
+
+
+def advices_due_lock(*, now: datetime, batch: int) -> list[ReversalAdvice]:
+    """The reversal advices due by `now`, oldest first, locked; those another sender holds are
+    skipped (each is sent by one at a time)."""
+    return list(
+        ReversalAdvice.objects.select_for_update(skip_locked=True, of=("self",))
+        .select_related("reversal__referenced", "reversal__merchant", "reversal__terminal")
+        .filter(state=ReversalAdvice.State.OWED, next_attempt_at__lte=now)
+        .order_by("next_attempt_at")[:batch]
+    )

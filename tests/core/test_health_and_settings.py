@@ -7,6 +7,7 @@ import logging
 import re
 import runpy
 import shlex
+import sys
 from importlib import import_module
 from pathlib import Path
 
@@ -200,16 +201,19 @@ def test_pyproject_brings_in_what_the_redis_broker_imports():
 # --- gunicorn settings ------------------------------------------------------------------------
 
 
-def test_gunicorn_conf_is_sync_preloaded_and_freezes_the_heap_after_fork():
+def test_gunicorn_conf_is_threaded_preloaded_and_freezes_the_heap_after_fork():
     conf = runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))
 
-    assert conf["worker_class"] == "sync"
+    assert (conf["worker_class"], conf["threads"]) == ("gthread", 16)  # docs/decisions.md
     assert conf["preload_app"] is True
+    interval = sys.getswitchinterval()
     try:
         conf["post_fork"](None, None)
         assert gc.get_freeze_count() > 0
+        assert sys.getswitchinterval() == pytest.approx(0.020)  # GUNICORN_SWITCH_INTERVAL_MS
     finally:
         gc.unfreeze()
+        sys.setswitchinterval(interval)
 
 
 def test_build_number_comes_from_settings(settings):
