@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
             env={**os.environ, **env, "DATABASE_URL": args.database_url},
             capture_output=True, text=True, check=True,
         )  # fmt: skip
-        cpu, wall = done.stdout.split()[-2:]
-        print(f"{name:45s} {cpu:>8s} us CPU {wall:>8s} us wall a cycle")
+        cpu_us, wall_us = done.stdout.split()[-2:]
+        print(f"{name:45s} {cpu_us:>8s} us CPU {wall_us:>8s} us wall a cycle")
     return 0
 
 

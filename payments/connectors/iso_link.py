@@ -375,7 +375,10 @@ def authorization_fields(request: AuthRequest) -> dict[str, str]:
         iso.CVV2: request.cvv,
         iso.BILLING_STREET: request.billing_street,
         iso.BILLING_POSTCODE: request.billing_postcode,
-        iso.CREDENTIAL_SOURCE: request.stored_credential.get("source", ""),
+        **{
+            tag: request.stored_credential.get(name, "")
+            for name, tag in iso.STORED_CREDENTIAL_TAGS.items()
+        },
         iso.SCHEME_TOKEN: "1" if request.scheme_token else "",
         iso.REFERENCE: request.reference,
     }
@@ -391,8 +394,9 @@ def authorization_fields(request: AuthRequest) -> dict[str, str]:
         "25": "51" if verification else ("59" if request.entry_mode == "81" else "00"),
         "43": _acceptor(request.merchant_name, request.merchant_country),
         "48": iso.subelements(extra),
-        "49": iso.currency_field(request.currency),
     }
+    if request.currency:  # a verification without an amount has none
+        fields["49"] = iso.currency_field(request.currency)
     return fields
 
 

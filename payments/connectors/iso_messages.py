@@ -19,7 +19,8 @@ Which message goes with which payment type (docs/decisions.md, "The ISO 8583 lin
 
 Fields beyond the standard set ride in field 48 (additional data, private) as subelements
 `tag(2) length(3) value`: CV the CVV2 (masked in every trace), AS the billing street, AP the
-billing postcode, SC the stored credential's source (CIT or MIT), TK a scheme token's marker, and
+billing postcode, SC the stored credential's source (CIT or MIT) and SM, ST, SI, SP, SE, SF, SN
+the rest of it (STORED_CREDENTIAL_TAGS), TK a scheme token's marker, and
 the acquirer's references (RF, OR, OA, CB, CL below).
 Answers carry field 44 (additional response data): its first character the AVS result, its
 second the CVV2 result, the rest the Mastercard advice code; and field 62 the network's own
@@ -88,6 +89,18 @@ CVV2 = "CV"
 BILLING_STREET = "AS"
 BILLING_POSTCODE = "AP"
 CREDENTIAL_SOURCE = "SC"
+# The rest of a stored credential (standingInstruction.*, docs/api.md "Card on file"): the
+# network learns a payment's place in its chain as the schemes' stored-credential fields say it.
+STORED_CREDENTIAL_TAGS = {
+    "source": CREDENTIAL_SOURCE,
+    "mode": "SM",
+    "type": "ST",
+    "initialTransactionId": "SI",
+    "industryPractice": "SP",
+    "expiry": "SE",
+    "frequency": "SF",
+    "numberOfInstallments": "SN",
+}
 SCHEME_TOKEN = "TK"
 # The acquirer's reference of the request (its payment id) and, for a follow-up, the original's
 # reference, approval code and card (BIN and last four): the simulator's decisions and its log

@@ -86,7 +86,11 @@ def shared_network_host() -> Iterator[RunningHost]:
 
 @pytest.fixture(autouse=True)
 def _payments_over_the_link(request, settings) -> Iterator[None]:
-    if OVER_THE_LINK and not request.node.get_closest_marker("in_process_network"):
+    if (
+        OVER_THE_LINK
+        and not request.node.get_closest_marker("in_process_network")
+        and "network" not in request.fixturenames  # a host of the test's own
+    ):
         host = request.getfixturevalue("shared_network_host")
         settings.PAYMENTS_NETWORK_URL = host.url
         settings.PAYMENTS_NETWORK_BITMAP = "hex"

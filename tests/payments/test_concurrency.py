@@ -88,6 +88,7 @@ def test_fifty_parallel_captures_held_in_the_network_never_over_capture():
     assert (original.captured_amount, original.capturing_amount) == (Decimal("100.00"), 0)
 
 
+@pytest.mark.in_process_network  # the janitor asks the simulator (ISO 8583 has no inquiry)
 def test_the_janitor_and_a_late_answer_finalize_a_payment_once():
     """The janitor resolves a payment whose answer is held; when the held answer arrives the
     request finds it final and answers what the janitor recorded."""

@@ -89,6 +89,7 @@ def test_a_retry_of_a_request_in_flight_answers_in_progress_and_asks_nothing(pay
     assert code(other) == "800.110.100"
 
 
+@pytest.mark.in_process_network  # the janitor asks the simulator (ISO 8583 has no inquiry)
 def test_the_janitor_finalizes_an_approval_whose_answer_was_lost(payer, network_log):
     payment_id = payer.pay("DB", "12.00", number=LOST).json()["id"]
     outcome = resolve()
@@ -104,6 +105,7 @@ def test_the_janitor_finalizes_an_approval_whose_answer_was_lost(payer, network_
     assert resolve().resolved == 0
 
 
+@pytest.mark.in_process_network  # the janitor asks the simulator (ISO 8583 has no inquiry)
 def test_the_janitor_reverses_an_authorization_the_network_cannot_account_for(payer, network_log):
     payment_id = payer.pay("PA", "30.00", number=SILENT).json()["id"]
     outcome = resolve()
@@ -149,12 +151,14 @@ def test_a_timeout_reversal_the_merchant_sends_settles_it_too(payer, network_log
     assert answer["resultDetails"]["ReversalId"] == reversal.json()["id"]
 
 
+@pytest.mark.in_process_network  # the janitor asks the simulator (ISO 8583 has no inquiry)
 def test_the_janitor_leaves_payments_younger_than_the_connector_timeout(payer):
     payment_id = payer.pay("DB", number=LOST).json()["id"]
     assert payment_resolve_in_flight().resolved == 0  # 20 s timeout: not due yet
     assert Payment.objects.get(pk=payment_id).state == PaymentState.IN_FLIGHT
 
 
+@pytest.mark.in_process_network  # the janitor asks the simulator (ISO 8583 has no inquiry)
 def test_a_capture_in_flight_holds_its_amount_until_the_janitor_settles_it(payer):
     pa = payer.pay("PA", "100.00", number=LOST)
     assert code(pa) == "000.200.100"
@@ -190,6 +194,7 @@ def test_a_capture_the_network_cannot_account_for_releases_its_amount(payer):
     assert Payment.objects.get(pk=pa_id).capturable == Decimal("100.00")
 
 
+@pytest.mark.in_process_network  # the janitor asks the simulator (ISO 8583 has no inquiry)
 def test_the_command_resolves_and_prints_the_counts(payer):
     payer.pay("DB", number=LOST)
     payer.pay("DB", number=SILENT)
@@ -229,6 +234,7 @@ def test_an_answer_written_under_the_lock_to_a_row_that_is_gone_fails_as_save_wo
     assert not Payment.objects.filter(pk="0" * 32).exists()
 
 
+@pytest.mark.in_process_network  # the janitor asks the simulator (ISO 8583 has no inquiry)
 @pytest.mark.django_db(transaction=True)
 def test_no_pooled_connection_is_held_while_the_network_is_asked(payer, monkeypatch):
     """A payment's network call and the janitor's inquiry give the pooled connection back first

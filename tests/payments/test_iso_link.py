@@ -23,7 +23,7 @@ def request(pan=VISA, reference="pay-1", **fields) -> AuthRequest:
     return AuthRequest(
         payment_type=fields.pop("payment_type", "DB"),
         amount=fields.pop("amount", Decimal("10.00")),
-        currency="EUR",
+        currency=fields.pop("currency", "EUR"),
         brand="VISA",
         pan=pan,
         expiry_month="12",
@@ -50,6 +50,7 @@ def request(pan=VISA, reference="pay-1", **fields) -> AuthRequest:
         {"billing_street": ""},
         {"payment_type": "PA"},
         {"payment_type": "CV", "amount": None},
+        {"payment_type": "CV", "amount": None, "currency": ""},  # a registration's, no field 49
         {"stored_credential": {"source": "MIT"}, "amount": Decimal("51.00")},
     ],
     ids=repr,

@@ -105,6 +105,7 @@ class Shop:
         wait_healthy(self.server.port, self.server.process, WAIT_S)
 
 
+@pytest.mark.in_process_network  # the janitor asks the simulator (ISO 8583 has no inquiry)
 def test_a_worker_killed_in_the_network_call(tmp_path: Path, settings, server_keys):
     network_log = tmp_path / "network.log"
     network_log.touch()
