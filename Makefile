@@ -44,7 +44,7 @@ run: seed
 	@echo "Serving on $(BASE_URL)/  (admin: /admin/, API docs: /api/docs/)"
 	@echo "The card network: iso8583://127.0.0.1:$(NETWORK_PORT) (manage.py network_host)"
 	$(BIN)/python manage.py network_host --port $(NETWORK_PORT) & host=$$!; \
-	trap 'kill $$host 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	trap 'kill $$host 2>/dev/null' EXIT; trap 'exit 130' INT TERM HUP; \
 	ISSUER_BASE_URL='$(BASE_URL)' PAYMENTS_NETWORK_URL=iso8583://127.0.0.1:$(NETWORK_PORT) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # The suite runs in parallel (pytest-xdist, one database per worker; docs/testing.md): one worker

@@ -144,7 +144,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"]["CONN_MAX_AGE"] = 0
         _options["pool"] = {
             "min_size": env.int("DB_POOL_MIN_SIZE", default=0),
-            # A gthread worker's 32 threads share these (a thread waiting on the network holds
+            # A gthread worker's 16 threads share these (a thread waiting on the network holds
             # none): WEB_CONCURRENCY x 8 = 40 for a node of 5 processes (docs/operations.md).
             "max_size": env.int("DB_POOL_MAX_SIZE", default=8),
             "timeout": env.float("DB_POOL_TIMEOUT", default=5.0),

@@ -332,6 +332,8 @@ class ReversalAdvice(models.Model):
     state = models.CharField(max_length=12, choices=State.choices, default=State.OWED)
     attempts = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField()
+    # While a sender has it (sending, up to the connector's timeout): nobody else takes it.
+    leased_until = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=255, blank=True)
     response_code = models.CharField(max_length=2, blank=True)  # field 39 of the 0430
     created_at = models.DateTimeField(auto_now_add=True)

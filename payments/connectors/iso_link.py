@@ -95,6 +95,7 @@ class Link:
                 sock = socket.create_connection((self.host, self.port), timeout=CONNECT_TIMEOUT_S)
             except OSError as exc:
                 self.down = True
+                self._start_echo()  # it probes; meanwhile payments are declined at once
                 raise NetworkDown(f"cannot reach the network ({exc.strerror or exc})") from None
             sock.settimeout(None)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -107,6 +108,7 @@ class Link:
         except ConnectorUnavailable:
             self._lost(sock)
             self.down = True
+            self._start_echo()
             raise NetworkDown("the network refused or did not answer the sign-on") from None
         self.down = False
         self._start_echo()

@@ -158,7 +158,8 @@ class NetworkHost:
         self.seen: collections.Counter[str] = collections.Counter()  # message types received
         self._random = random.Random(seed)  # noqa: S311 - latency and drops, not secrets
         # The reversal advices taken (STAN, RRN): a repeat (0421, or a 0420 sent again) is
-        # acknowledged again but reverses, and is logged, once.
+        # acknowledged again but reverses, and is logged, once. In memory: a restarted host
+        # forgets them (a real network keeps them), so a repeat after a restart logs again.
         self.advised: set[tuple[str, str]] = set()
         self._server: asyncio.base_events.Server | None = None
         # The slow card's answers wait on its gate, each in a thread: as many at once as a test

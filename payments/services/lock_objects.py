@@ -3,8 +3,10 @@
 primary-key order, so two requests cannot wait on each other. (Registrations and checkouts
 keep theirs in their packages' lock_objects.py.)"""
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
+
+from django.db.models import Q
 
 from core.errors import NotFound
 from core.lookups import one
@@ -120,12 +122,17 @@ ANSWERED = Update(
 ANSWERED_IF_IN_FLIGHT = Update(Payment, ANSWERED.sql + ' AND "state" = %s')
 
 
-def advices_due_lock(*, now: datetime, batch: int) -> list[ReversalAdvice]:
-    """The reversal advices due by `now`, oldest first, locked; those another sender holds are
-    skipped (each is sent by one at a time)."""
-    return list(
+def advices_due_lock(
+    *, due_by: datetime, now: datetime, besides: Collection[str] = ()
+) -> ReversalAdvice | None:
+    """The reversal advice longest due by `due_by` that no sender holds at `now` (and that is
+    not one of `besides`), locked; one another transaction has locked is skipped."""
+    return (
         ReversalAdvice.objects.select_for_update(skip_locked=True, of=("self",))
+        .exclude(pk__in=besides)
         .select_related("reversal__referenced", "reversal__merchant", "reversal__terminal")
-        .filter(state=ReversalAdvice.State.OWED, next_attempt_at__lte=now)
-        .order_by("next_attempt_at")[:batch]
+        .filter(state=ReversalAdvice.State.OWED, next_attempt_at__lte=due_by)
+        .filter(Q(leased_until__isnull=True) | Q(leased_until__lte=now))
+        .order_by("next_attempt_at")
+        .first()
     )

@@ -7,6 +7,7 @@ Secure authentication, when the card number comes back from the vault and no CVV
 builds the same requests to ask the network what became of a payment.
 """
 
+from .. import results as payment_results
 from ..connectors.base import AuthRequest, Connector, NetworkAnswer, ReferenceRequest
 from ..models import ZERO, Payment, PaymentType, TransactionSource
 from ..registrations import instructions, stored
@@ -90,9 +91,12 @@ def reference_request(payment: Payment, original: Payment) -> ReferenceRequest:
         original_stan=original.stan,
         stan=payment.stan,
         retrieval_ref_no=payment.retrieval_ref_no,
+        # The acquirer reverses on its own word only what the network never answered: the
+        # timeout reversal of a payment left uncertain (900.100.300). Any other reversal is asked.
         advice=(
             payment.payment_type == PaymentType.RV
             and payment.transaction_source == TransactionSource.TIMEOUT
+            and original.result_code == payment_results.TIMEOUT_UNCERTAIN.code
         ),
     )
 

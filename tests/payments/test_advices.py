@@ -99,9 +99,8 @@ def test_two_senders_never_send_one_advice_at_once(network, settings, payer):
     payment_id = _lost_payment(payer, settings)
     _reversed_by_the_janitor(payment_id)
     now = timezone.now()
-    leased = advices._lease(now, 10, lease=30)
-    assert len(leased) == 1
-    assert advices._lease(now, 10, lease=30) == []  # leased: not due for another sender
+    assert advices._lease(now, lease=30, besides=set()) is not None
+    assert advices._lease(now, lease=30, besides=set()) is None  # leased: not for another
 
 
 def test_a_late_approval_is_reversed_never_booked(network, settings, payer):
@@ -165,3 +164,58 @@ def test_the_link_and_the_advices_are_in_the_metrics(network, settings, payer, c
     assert "cardplatform_network_link_up 1.0" in text
     assert 'cardplatform_network_unanswered_total{reason="timeout"}' in text
     assert 'cardplatform_network_answer_seconds_count{message="0200"}' in text
+
+
+def test_a_merchants_timeout_reversal_of_an_answered_payment_is_asked_not_advised(
+    network, settings, payer
+):
+    """Only what the network never answered is reversed on the acquirer's word: a reversal
+    with transactionSource TIMEOUT of an approved payment goes to the network as a 0400."""
+    approved = payer.pay("DB").json()["id"]
+    answer = payer.ref("RV", approved, amount=None, transactionSource="TIMEOUT")
+    assert code(answer) == "000.000.000"
+    assert network.host.seen[iso.REVERSAL] == 1 and network.host.seen[iso.REVERSAL_ADVICE] == 0
+    assert not ReversalAdvice.objects.exists()
+
+
+def test_an_advice_being_sent_is_not_taken_by_another_sender(network, settings, payer):
+    payment_id = _lost_payment(payer, settings)
+    advice = _reversed_by_the_janitor(payment_id)
+    leased = advices._lease(timezone.now(), lease=30, besides=set())
+    assert leased is not None and leased.pk == advice.pk
+    far = timezone.now() + timedelta(days=3650)  # as `send_reversal_advices --all`
+    assert advices.send_owed(now=far) == advices.AdviceRun(0, 0)
+    assert network.host.seen[iso.REVERSAL_ADVICE] == 0
+
+
+def test_an_advice_that_cannot_be_sent_holds_up_no_other(network, settings, payer, monkeypatch):
+    from payments.connectors.iso_link import Iso8583Connector
+
+    first = _reversed_by_the_janitor(_lost_payment(payer, settings))
+    second = _reversed_by_the_janitor(_lost_payment(payer, settings))
+    real = Iso8583Connector.advise
+
+    def advise(self, request, *, repeat):  # type: ignore[no-untyped-def]
+        if request.reference == first.pk:
+            raise ValueError("cannot encode it")
+        return real(self, request, repeat=repeat)
+
+    monkeypatch.setattr(Iso8583Connector, "advise", advise)
+    run = advices.send_owed()
+    assert (run.acknowledged, run.failed) == (1, 1)
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.state == "OWED" and first.last_error == "could not be sent: ValueError"
+    assert second.state == "ACKNOWLEDGED"
+
+
+def test_an_answer_that_asks_for_it_again_keeps_the_advice_owed(
+    network, settings, payer, monkeypatch
+):
+    from payments.connectors.iso_link import Iso8583Connector
+
+    advice = _reversed_by_the_janitor(_lost_payment(payer, settings))
+    monkeypatch.setattr(Iso8583Connector, "advise", lambda self, request, *, repeat: "91")
+    assert advices.send_owed().failed == 1
+    advice.refresh_from_db()
+    assert advice.state == "OWED" and "answered 91" in advice.last_error

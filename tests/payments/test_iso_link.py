@@ -388,3 +388,20 @@ def test_over_the_link_each_outcome_answers_its_code_and_stores_it(network, sett
     answer = payer.get(outcomes["lost"].json()["id"]).json()
     assert answer["result"]["code"] == "900.100.301"
     assert answer["resultDetails"]["ReversalId"]
+
+
+def test_a_link_that_never_came_up_probes_and_declines_at_once(settings):
+    """A process that starts while the network is away (a worker recycled during an outage):
+    its first request finds the network unreachable, and from then on requests are declined at
+    once while the echo probes, instead of each trying to connect."""
+    settings.PAYMENTS_NETWORK_URL = "iso8583://127.0.0.1:9"  # discard: nothing listens
+    settings.PAYMENTS_NETWORK_ECHO_SECONDS = 30
+    try:
+        connector = iso_link.Iso8583Connector()
+        with pytest.raises(iso_link.NetworkDown, match="cannot reach the network"):
+            connector.authorize(request(VISA, "first"))
+        assert connector.link.down and connector.link._echoing()
+        with pytest.raises(iso_link.NetworkDown, match="the network link is down"):
+            connector.authorize(request(VISA, "second"))
+    finally:
+        iso_link.close_links()

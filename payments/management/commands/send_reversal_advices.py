@@ -1,9 +1,10 @@
 """python manage.py send_reversal_advices [--all]
 
 Sends the reversal advices (ISO 8583 0420/0421) the network is owed and has not acknowledged
-(payments.services.advices): those due now, or with --all every one owed, whatever its next
-attempt. Beat does the same every PAYMENTS_ADVICE_SWEEP_SECONDS; this is for an operator who
-wants it now (docs/runbook.md, "Reversal advices piling up"). Prints the counts last.
+(payments.services.advices): those due now, or with --all every one owed whatever its next
+attempt, but for those another sender is sending now. Beat does the same every
+PAYMENTS_ADVICE_SWEEP_SECONDS; this is for an operator who wants it now (docs/runbook.md,
+"Reversal advices piling up"). Prints the counts last.
 """
 
 from datetime import timedelta
