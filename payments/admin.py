@@ -404,30 +404,43 @@ class ReversalAdviceAdmin(ReadOnlyMixin, admin.ModelAdmin):
     network still has to be told (docs/runbook.md, "Reversal advices piling up")."""
 
     list_display = (
-        "reversal",
-        "original",
+        "reversal_shown",
+        "original_shown",
         "state",
         "attempts",
-        "next_attempt_at",
+        "next_attempt_shown",
         "response_code",
         "last_error",
         "created_at",
-        "acknowledged_at",
     )
     list_filter = ("state",)
     search_fields = ("=reversal__id", "=reversal__referenced__id")
-    list_select_related = ("reversal__referenced",)
+    list_select_related = ("reversal",)
     date_hierarchy = "created_at"
     ordering = ("-created_at",)
     list_per_page = 50
 
+    @admin.display(description="reversal")
+    def reversal_shown(self, advice: ReversalAdvice) -> SafeString:
+        return _payment_link(advice.reversal_id)
+
     @admin.display(description="original payment")
-    def original(self, advice: ReversalAdvice) -> SafeString:
-        original = advice.reversal.referenced
-        if original is None:
-            return format_html("{}", "")
-        url = reverse("admin:payments_payment_change", args=[original.pk])
-        return format_html('<a href="{}">{}</a>', url, original.pk)
+    def original_shown(self, advice: ReversalAdvice) -> SafeString:
+        return _payment_link(advice.reversal.referenced_id)
+
+    @admin.display(description="next attempt")
+    def next_attempt_shown(self, advice: ReversalAdvice) -> str:
+        if advice.state != ReversalAdvice.State.OWED:
+            return "-"
+        return formats.date_format(timezone.localtime(advice.next_attempt_at), "Y-m-d H:i:s")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields]
+
+
+def _payment_link(payment_id: str | None) -> SafeString:
+    """A payment's id as the payments list shows it (its first ten characters), linked."""
+    if not payment_id:
+        return format_html("{}", "-")
+    url = reverse("admin:payments_payment_change", args=[payment_id])
+    return format_html('<a href="{}" title="{}">{}</a>', url, payment_id, payment_id[:10])

@@ -66,7 +66,9 @@ def owe(reversal: Payment) -> ReversalAdvice:
 def _send_soon() -> None:
     from celery import current_app
 
-    try:  # by name: payments.tasks imports the services
+    try:  # by name (payments.tasks imports the services), its module loaded as a worker does
+        if "payments.send_reversal_advices" not in current_app.tasks:
+            current_app.loader.import_default_modules()
         current_app.tasks["payments.send_reversal_advices"].delay()
     except Exception:  # the broker is down: beat's sweep sends it
         logger.warning("reversal advice: could not ask a worker; beat's sweep will send it")

@@ -346,5 +346,7 @@ def desk(browser: Any) -> Iterator[Tab]:
         opened.close()
 
 
-# The issuer's key fixtures, for the closed loop's end-to-end test.
+# The issuer's key fixtures, for the closed loop's end-to-end test; the ISO 8583 network host of
+# the payment tests, for pages that show what the link did.
 from tests.issuer.conftest import _issuer_key_files, issuer_keys  # noqa: E402, F401
+from tests.payments.network_host import network  # noqa: E402, F401

@@ -165,3 +165,48 @@ def test_the_index_puts_technical_apps_last(live_server: Any, staff: Tab, day: D
     expect(page.locator(".staff-dashboard")).to_contain_text("1500 JPY")
     screenshot(staff, "admin-dashboard.png", full_page=True)
     assert not staff.page_errors
+
+
+def test_the_reversal_advices_owed_to_the_network(
+    live_server: Any, staff: Tab, network: Any, settings: Any, merchant_api: Any, merchant: Any
+) -> None:
+    """Admin › Payments › Reversal advices: one the network acknowledged, one it has not (the
+    host silent), each with its reversal, its original, its attempts and its last error."""
+    from datetime import timedelta
+
+    from config.celery import app
+    from payments.connectors import simulator
+    from payments.models import ReversalAdvice
+    from payments.services import payment_resolve_in_flight
+    from tests.payments.conftest import Payer
+
+    settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = 0.3
+    payer = Payer(merchant_api, merchant)
+    previous, app.conf.task_always_eager = app.conf.task_always_eager, True  # sent on commit
+    try:
+        originals = [payer.pay("DB", number=simulator.LOST_CARD).json()["id"]]
+        payment_resolve_in_flight(older_than=timedelta(0))  # reversed, its advice acknowledged
+        network.host.silent = True
+        originals.append(payer.pay("DB", number=simulator.LOST_CARD).json()["id"])
+        payment_resolve_in_flight(older_than=timedelta(0))  # reversed, its advice owed
+    finally:
+        app.conf.task_always_eager = previous
+    states = dict(ReversalAdvice.objects.values_list("reversal__referenced_id", "state"))
+    assert states == {originals[0]: "ACKNOWLEDGED", originals[1]: "OWED"}
+
+    sign_in(staff, live_server.url)
+    page = staff.page
+    page.goto(live_server.url + "/admin/payments/reversaladvice/")
+    rows = page.locator("#result_list tbody tr")
+    expect(rows).to_have_count(2)
+    screenshot(staff, "admin-reversal-advices.png")
+    owed = page.locator(f"#result_list tr:has(a[href*='{originals[1]}'])")
+    expect(owed.locator("td.field-state")).to_have_text("Owed")
+    expect(owed.locator("td.field-last_error")).to_contain_text("no answer from the network")
+    acknowledged = page.locator(f"#result_list tr:has(a[href*='{originals[0]}'])")
+    expect(acknowledged.locator("td.field-response_code")).to_have_text("00")
+    assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
+    assert page.locator("#changelist .results").evaluate_all(OVERFLOWS) == [False]  # none cut
+    owed.locator(f"a[href*='{originals[1]}']").click()  # the original payment's page
+    expect(page.locator("body")).to_contain_text("900.100.301")
+    assert not staff.page_errors
