@@ -2,9 +2,10 @@
 
 One place for what bench/payments.py, bench/issuer.py and the gunicorn tests
 (tests/payments/test_gunicorn_captures.py, test_worker_killed.py) all need: a free loopback
-port, gunicorn with the production conf (config/gunicorn.conf.py: sync workers, preload,
+port, gunicorn with the production conf (config/gunicorn.conf.py: gthread workers, preload,
 gc.freeze after fork) in its own session, /healthz before the first request, a graceful stop
-that falls back to SIGKILL of the session, and the workers' pids.
+that falls back to SIGKILL of the session, and the workers' pids; and the ISO 8583 network host
+(`manage.py network_host`) for bench/network.py and tests/faults/test_network_faults.py.
 """
 
 import base64
@@ -133,6 +134,38 @@ def start_gunicorn(
         )  # fmt: skip
     finally:
         log.close()
+
+
+def start_network_host(
+    *,
+    port: int,
+    log_path: Path,
+    latency_ms: float = 0.0,
+    jitter_ms: float = 0.0,
+    seed: int = 1,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
+) -> subprocess.Popen[bytes]:
+    """`manage.py network_host` (the far end of the ISO 8583 link) on `port`, in its own
+    session, its output appended to `log_path`; answers once it takes connections."""
+    cmd = [
+        sys.executable, "manage.py", "network_host", "--port", str(port),
+        "--latency-ms", str(latency_ms), "--jitter-ms", str(jitter_ms), "--seed", str(seed),
+    ]  # fmt: skip
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return proc
+        if proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    stop_process(proc, timeout=5)
+    raise RuntimeError(f"the network host did not listen on {port}: {log_path.read_text()[-2000:]}")
 
 
 def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float) -> None:

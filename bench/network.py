@@ -34,12 +34,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -55,9 +53,9 @@ sys.path[:] = [str(_BENCH.parent), *(p for p in sys.path if Path(p or ".").resol
 
 from bench._server import (  # noqa: E402
     RESULTS_DIR,
-    ROOT,
     free_port,
     start_gunicorn,
+    start_network_host,
     stop_process,
     wait_healthy,
     wait_workers,
@@ -246,22 +244,9 @@ class PgConnections:
 
 
 def start_host(port: int, latency_ms: float, log: Path) -> subprocess.Popen[bytes]:
-    cmd = [
-        sys.executable, "manage.py", "network_host", "--port", str(port),
-        "--latency-ms", str(latency_ms), "--jitter-ms", str(latency_ms * 0.2), "--seed", "1",
-    ]  # fmt: skip
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
-            return proc
-        if proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    raise RuntimeError(f"the network host did not listen on {port}: {log.read_text()[-2000:]}")
+    return start_network_host(
+        port=port, log_path=log, latency_ms=latency_ms, jitter_ms=latency_ms * 0.2
+    )
 
 
 def cell(

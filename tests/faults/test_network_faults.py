@@ -13,7 +13,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -24,7 +23,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from bench._server import ROOT, free_port, gunicorn
+from bench._server import free_port, gunicorn, start_network_host, stop_process
 from config.celery import app
 from core.business_day import business_day_of
 from payments.models import Payment, PaymentState, ReversalAdvice
@@ -57,22 +56,17 @@ class Host:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, latency_ms: float = 30, jitter_ms: float = 10) -> None:
-        command = [
-            sys.executable, "manage.py", "network_host", "--port", str(self.port),
-            "--latency-ms", str(latency_ms), "--jitter-ms", str(jitter_ms), "--seed", "3",
-        ]  # fmt: skip
-        env = {**os.environ, "PAYMENTS_SIMULATOR_LOG": str(self.log), "PYTHONUNBUFFERED": "1"}
-        with open(self.output, "ab") as out:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
-            )
-        wait_until(lambda: b"listening on" in self.output.read_bytes(), "the host listening")
+        self.process = start_network_host(
+            port=self.port,
+            log_path=self.output,
+            latency_ms=latency_ms,
+            jitter_ms=jitter_ms,
+            seed=3,
+            env={"PAYMENTS_SIMULATOR_LOG": str(self.log)},
+        )
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(10)
-        self.output.write_bytes(b"")  # the next start's "listening on" is its own
+        stop_process(self.process, timeout=10)
 
     def signal(self, number: int) -> None:
         assert self.process is not None
@@ -80,11 +74,8 @@ class Host:
 
     def lines(self, kind: str) -> set[str]:
         prefix = f"{kind} "
-        return {
-            line[len(prefix) :]
-            for line in self.log.read_text().splitlines()
-            if line.startswith(prefix)
-        }
+        lines = self.log.read_text().splitlines()
+        return {line.removeprefix(prefix) for line in lines if line.startswith(prefix)}
 
 
 @pytest.fixture
