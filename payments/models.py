@@ -306,8 +306,9 @@ class Payment(models.Model):
 
 class TraceCounter(models.Model):
     """The acquirer's system trace audit numbers (STAN, field 11) where the database has no
-    sequences (SQLite): one row, moved on by one UPDATE a number. PostgreSQL draws them from the
-    sequence `payments_stan` instead (payments/services/trace.py)."""
+    sequences (SQLite): one row a day (`stan_YYYYMMDD`), moved on by one UPDATE a number.
+    PostgreSQL draws them from the day's sequence `payments_stan_YYYYMMDD` instead
+    (payments/services/trace.py)."""
 
     name = models.CharField(primary_key=True, max_length=16)
     value = models.BigIntegerField(default=0)

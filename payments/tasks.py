@@ -31,3 +31,13 @@ def send_reversal_advices() -> dict[str, int]:
     from .services.advices import send_owed
 
     return send_owed().__dict__
+
+
+@shared_task(name="payments.purge_trace_numbers")
+def purge_trace_numbers() -> int:
+    """Beat, every hour: drop the STAN sequences of the days no claim draws from any more."""
+    from django.utils import timezone
+
+    from .services.trace import purge_trace_numbers as purge
+
+    return purge(timezone.now().date())

@@ -24,10 +24,13 @@ ECOMMERCE_ENTRY_MODES = ("81", "01")  # e-commerce, mail or telephone order: car
 CVV_MISMATCH = "N7"
 
 
-def _answer(decision: IssuerDecision, reference: str, kind: str) -> NetworkAnswer:
+def _answer(
+    decision: IssuerDecision, request: AuthRequest | ReferenceRequest, kind: str
+) -> NetworkAnswer:
     """The issuer's decision as a network answer; the issuer took it, so it is the clearing
     institute (settings.ISSUER_NAME), not the network simulator."""
-    ids = answer_ids(reference, kind)
+    reference = request.reference
+    ids = answer_ids(reference, kind, request.stan, request.retrieval_ref_no)
     ids["network_reference"] = decision.transaction_id or ids["network_reference"]
     ids["clearing_institute"] = settings.ISSUER_NAME
     code = decision.response_code
@@ -66,7 +69,7 @@ class OnUsConnector:
                 token=bool(request.scheme_token),
             )
         )
-        answer = _answer(decision, request.reference, "auth")
+        answer = _answer(decision, request, "auth")
         mismatch = decision.response_code == CVV_MISMATCH
         cvv = ("N" if mismatch else "M") if request.cvv else "P"
         return replace(answer, cvv_response=cvv)
@@ -81,12 +84,12 @@ class OnUsConnector:
                 currency=request.currency,
             )
         )
-        answer = _answer(decision, request.reference, "follow-up")
+        answer = _answer(decision, request, "follow-up")
         if decision.approved:
             return replace(
                 answer,
                 auth_code=request.original_auth_code,
-                retrieval_ref_no=request.original_retrieval_ref_no,
+                retrieval_ref_no=request.original_retrieval_ref_no or request.retrieval_ref_no,
             )
         return answer
 

@@ -200,7 +200,7 @@ class SimulatorConnector:
             raise ConnectorUnavailable(f"no answer from the network in {self.timeout:g} s")
 
     def _authorization(self, request: AuthRequest) -> NetworkAnswer:
-        ids = answer_ids(request.reference, "auth")
+        ids = answer_ids(request.reference, "auth", request.stan, request.retrieval_ref_no)
         avs = self._avs(request)
         cvv = "M" if request.cvv else "P"
         if request.pan == TIMEOUT_CARD:
@@ -238,13 +238,13 @@ class SimulatorConnector:
         )
 
     def _follow_up(self, request: ReferenceRequest) -> NetworkAnswer:
-        ids = answer_ids(request.reference, "follow-up")
+        ids = answer_ids(request.reference, "follow-up", request.stan)
         return self._answer(
             TRANSACTION_SUCCEEDED,
             auth_code=request.original_auth_code,
             acquirer_response="00",
             stan=ids["stan"],
-            retrieval_ref_no=request.original_retrieval_ref_no,
+            retrieval_ref_no=request.original_retrieval_ref_no or request.retrieval_ref_no,
             acquirer_ref_no=ids["acquirer_ref_no"],
             network_reference=ids["network_reference"],
         )

@@ -22,6 +22,7 @@ network call between them is never inside one.
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
@@ -198,9 +199,8 @@ def claim(
         test_mode=caller.merchant.in_test_mode,
         **fields,
     )
-    mark_in_flight(payment)
-    if settings.PAYMENTS_NETWORK_URL:  # the acquirer's STAN and RRN go over the ISO 8583 link
-        payment.stan, payment.retrieval_ref_no = trace_ids(timezone.now())
+    claimed_at = mark_in_flight(payment)
+    payment.stan, payment.retrieval_ref_no = trace_ids(claimed_at)  # the acquirer's
     return CLAIM.insert(payment)
 
 
@@ -216,14 +216,16 @@ def _stored_data(details: Details) -> dict[str, object]:
     return data
 
 
-def mark_in_flight(payment: Payment) -> None:
+def mark_in_flight(payment: Payment) -> datetime:
     """In flight until the network's answer is recorded: a replay or an inquiry meanwhile
-    answers "in progress" (rendered when asked: nothing is stored until the answer)."""
+    answers "in progress" (rendered when asked: nothing is stored until the answer). Since
+    when."""
     payment.state = PaymentState.IN_FLIGHT
-    payment.in_flight_since = timezone.now()
+    payment.in_flight_since = now = timezone.now()
     payment.result_code = payment_results.IN_PROGRESS.code
     payment.result_description = payment_results.IN_PROGRESS.description
     payment.response_body = {}
+    return now
 
 
 # The network's answer, as `finish` records it.

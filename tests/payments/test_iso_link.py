@@ -271,19 +271,75 @@ def test_stan_and_rrn_are_the_acquirers_assigned_at_the_claim_and_sent(network, 
         assert payment.retrieval_ref_no[:4] == day and payment.retrieval_ref_no[6:] == payment.stan
 
 
+def test_the_in_process_simulator_answers_the_claims_stan_and_rrn(payer):
+    """The STAN and RRN are the acquirer's whichever network answers (issue 34): the in-process
+    simulator echoes the ones the claim assigned, as the link sends them."""
+    from payments.models import Payment
+
+    answer = payer.pay("DB").json()
+    payment = Payment.objects.get(pk=answer["id"])
+    claimed = payment.created_at
+    assert answer["additionalData"]["TraceAuditNo"] == payment.stan
+    assert answer["additionalData"]["RetrievalRefNo"] == payment.retrieval_ref_no
+    day = f"{claimed.year % 10}{claimed.timetuple().tm_yday:03d}"
+    assert payment.retrieval_ref_no[:4] == day and payment.retrieval_ref_no[6:] == payment.stan
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_stan_goes_round_after_999999():
+    from datetime import date
+
     from django.db import connection
 
     from payments.models import TraceCounter
     from payments.services import trace
 
+    day = date(2026, 3, 1)
+    trace.next_stan(day)  # the day's sequence (or row) exists from its first claim
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT setval('payments_stan', 999998)")
+            cursor.execute("SELECT setval('payments_stan_20260301', 999998)")
     else:
-        TraceCounter.objects.update_or_create(name="stan", defaults={"value": 999998})
-    assert [trace.next_stan() for _ in range(3)] == ["999999", "000001", "000002"]
+        TraceCounter.objects.filter(name="stan_20260301").update(value=999998)
+    assert [trace.next_stan(day) for _ in range(3)] == ["999999", "000001", "000002"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_day_has_its_own_stan_sequence_and_old_days_are_dropped():
+    """STAN from a sequence per day (issue 34): a new day starts at 000001 whatever the day
+    before drew; the hourly purge drops the days no claim draws from any more (today's and
+    yesterday's stay)."""
+    from datetime import date
+
+    from django.db import connection
+
+    from payments.models import TraceCounter
+    from payments.services import trace
+
+    days = [date(2026, 4, 1), date(2026, 4, 2), date(2026, 4, 3)]
+    assert [trace.next_stan(days[0]) for _ in range(3)] == ["000001", "000002", "000003"]
+    assert trace.next_stan(days[1]) == "000001"
+    assert trace.next_stan(days[0]) == "000004"
+    assert trace.next_stan(days[2]) == "000001"
+
+    assert trace.purge_trace_numbers(days[2]) >= 1  # 1 April's (and any older day's)
+    assert trace.purge_trace_numbers(days[2]) == 0
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT relname FROM pg_class WHERE relkind = 'S'"
+                " AND relname LIKE 'payments_stan_202604%%' ORDER BY relname"
+            )
+            left = [name for (name,) in cursor.fetchall()]
+        assert left == ["payments_stan_20260402", "payments_stan_20260403"]
+    else:
+        left = sorted(
+            TraceCounter.objects.filter(name__startswith="stan_202604").values_list(
+                "name", flat=True
+            )
+        )
+        assert left == ["stan_20260402", "stan_20260403"]
+    assert trace.next_stan(days[0]) == "000001"  # a purged day would start again
 
 
 def test_the_rrn_is_the_claims_year_digit_day_hour_and_stan():
