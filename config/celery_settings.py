@@ -80,6 +80,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     "purge-used-assertions": {"task": "issuer.purge_used_assertions", "schedule": 3600.0},
     "purge-trace-numbers": {"task": "payments.purge_trace_numbers", "schedule": 3600.0},
+    "sweep-payment-actions": {"task": "payments.sweep_payment_actions", "schedule": 60.0},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A publish to a broker that is down fails fast instead of holding the web request that sends it

@@ -4,6 +4,7 @@ Embedded default: an SQLite file and eager Celery, so `make run` needs nothing e
 CI set DATABASE_URL (PostgreSQL, persistent connections) and REDIS_URL (Celery broker and cache).
 """
 
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -296,6 +297,32 @@ if PAYMENTS_NETWORK_BITMAP not in ("binary", "hex"):
     raise ImproperlyConfigured("PAYMENTS_NETWORK_BITMAP must be binary or hex")
 if not (PAYMENTS_ACQUIRER_ID.isdigit() and len(PAYMENTS_ACQUIRER_ID) <= 11):
     raise ImproperlyConfigured("PAYMENTS_ACQUIRER_ID must be 1 to 11 digits (field 32)")
+
+
+def _approval_amounts(pairs: list[str]) -> dict[str, Decimal]:
+    amounts = {}
+    for pair in pairs:
+        currency, _, amount = pair.partition("=")
+        try:
+            amounts[currency.strip().upper()] = Decimal(amount.strip())
+        except InvalidOperation:
+            raise ImproperlyConfigured(
+                f"BACKOFFICE_APPROVAL_AMOUNT: {pair!r} is not CUR=amount"
+            ) from None
+    return amounts
+
+
+# The back office (payments.backoffice): a refund or reversal from the admin above this amount in
+# its currency waits for a second staff member's approval (four eyes), its amount held meanwhile,
+# for at most BACKOFFICE_APPROVAL_HOURS. `CUR=amount` pairs; `*` for every other currency (0:
+# every amount needs a second approval).
+BACKOFFICE_APPROVAL_AMOUNT = _approval_amounts(
+    env.list(
+        "BACKOFFICE_APPROVAL_AMOUNT",
+        default=["EUR=1000", "USD=1000", "GBP=1000", "CHF=1000", "JPY=150000", "*=0"],
+    )
+)
+BACKOFFICE_APPROVAL_HOURS = env.int("BACKOFFICE_APPROVAL_HOURS", default=24)
 # A hosted checkout's page may be used this long after the checkout was created.
 CHECKOUT_LIFETIME_MINUTES = env.int("CHECKOUT_LIFETIME_MINUTES", default=30)
 # Outbound notifications (core.outbox): seconds before each retry after a refused delivery (1 min,

@@ -416,15 +416,23 @@ class ThreeDSEnrolmentEvent(models.Model):
 
 
 class PortalUser(models.Model):
-    """A merchant administrator: a Django user bound to one merchant (for the merchant portal).
+    """A merchant's portal user: a Django user bound to one merchant (for the merchant portal).
+    Its role says what it may do there: an administrator everything (the API token and webhooks
+    included), an operator also capture, reverse and refund, a viewer read. Bank staff set it.
 
     The user is never staff, and belongs to this merchant only (one row per user). Deactivating
     sets the user's `is_active` to False: the sign-in and every open session are refused.
     `must_change_password` is set when bank staff issue a one-time password: the portal then
     shows only the password page until the user has chosen a new one."""
 
+    class Role(models.TextChoices):
+        ADMINISTRATOR = "ADMINISTRATOR", "Administrator (everything, the API token too)"
+        OPERATOR = "OPERATOR", "Operator (capture, reverse, refund)"
+        VIEWER = "VIEWER", "Viewer (reads only)"
+
     user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="portal")
     merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="portal_users")
+    role = models.CharField(max_length=13, choices=Role.choices, default=Role.ADMINISTRATOR)
     must_change_password = models.BooleanField(
         default=False,
         help_text="Signed in with a one-time password: the portal asks for a new one first.",
@@ -447,12 +455,14 @@ class PortalUserChange(models.Model):
         DEACTIVATED = "DEACTIVATED", "Deactivated"
         ACTIVATED = "ACTIVATED", "Re-activated"
         PASSWORD_RESET = "PASSWORD_RESET", "Password reset (one-time password issued)"
+        ROLE_CHANGED = "ROLE_CHANGED", "Role changed"
 
     merchant = models.ForeignKey(
         Merchant, on_delete=models.CASCADE, related_name="portal_user_changes"
     )
     username = models.CharField(max_length=150)
     action = models.CharField(max_length=16, choices=Action.choices)
+    detail = models.CharField(max_length=100, blank=True, help_text="A role change: from and to.")
     changed_by = models.CharField(max_length=100, help_text="staff:<username> or a command")
     changed_at = models.DateTimeField(auto_now_add=True)
 

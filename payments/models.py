@@ -217,6 +217,12 @@ class Payment(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # Acting on a payment from the admin (payments.backoffice): who may press which button.
+        permissions = [
+            ("capture_payment", "Can capture a preauthorization from the admin"),
+            ("reverse_payment", "Can reverse (void) a payment from the admin"),
+            ("refund_payment", "Can refund a payment from the admin"),
+        ]
         indexes = [
             models.Index(fields=["merchant", "-created_at"]),
             models.Index(
@@ -353,6 +359,7 @@ class ReversalAdvice(models.Model):
         return f"reversal advice {self.reversal_id} {self.state}"
 
 
+from .backoffice.models import PaymentAction  # noqa: E402, F401
 from .checkouts.models import Checkout  # noqa: E402, F401
 from .registrations.models import Registration, StandingInstruction  # noqa: E402, F401
 from .threeds.models import FINAL_STATES, ThreeDSAuthentication, ThreeDSState  # noqa: E402, F401

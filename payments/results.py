@@ -209,6 +209,25 @@ CHECKOUT_USED = _d(
     http="409",
 )
 
+# --- the back office (payments.backoffice) ------------------------------------------------------
+BACKOFFICE = "RV, RF asked for from the admin above BACKOFFICE_APPROVAL_AMOUNT"
+APPROVAL_AWAITED = _d(
+    "000.200.400",
+    "transaction pending: waiting for a second staff member's approval at the acquirer; its "
+    "amount is held meanwhile",
+    BACKOFFICE,
+)
+APPROVAL_REJECTED = _d(
+    "700.400.800",
+    "refused at the acquirer: a second staff member rejected it; nothing was sent",
+    BACKOFFICE,
+)
+APPROVAL_EXPIRED = _d(
+    "700.400.810",
+    "refused at the acquirer: no second staff member approved it in time; nothing was sent",
+    BACKOFFICE,
+)
+
 # --- in flight ----------------------------------------------------------------------------------
 IN_PROGRESS = _d(
     "000.200.100",

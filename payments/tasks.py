@@ -41,3 +41,12 @@ def purge_trace_numbers() -> int:
     from .services.trace import purge_trace_numbers as purge
 
     return purge(timezone.now().date())
+
+
+@shared_task(name="payments.sweep_payment_actions")
+def sweep_payment_actions() -> dict[str, int]:
+    """Beat, every minute: expire back-office refunds and reversals nobody approved in time,
+    and finish decisions whose payment is still held."""
+    from .backoffice.services import sweep
+
+    return sweep()

@@ -11,18 +11,19 @@ of original is checked first, then the currency, then the amounts.
 
 from dataclasses import replace
 
+from django.db import transaction
 from django.utils import timezone
 
 from core.results import Result, family_of
 
 from .. import results as payment_results
 from ..connectors.base import NetworkAnswer
-from ..models import ZERO, Payment, PaymentType, TransactionSource
+from ..models import ZERO, Payment, PaymentState, PaymentType, TransactionSource
 from ..render import payment_body
 from . import advices, engine, network
 from .engine import Claim
 from .initial import merchant_refusal
-from .lock_objects import original_lock
+from .lock_objects import original_lock, payments_lock
 from .types import NO_DETAILS, Caller, Details, Money, PaymentOutcome
 
 
@@ -48,11 +49,16 @@ def payment_reverse(
     source: str,
     money: Money | None = None,
     details: Details = NO_DETAILS,
+    hold: bool = False,
 ) -> PaymentOutcome:
     """RV: reverse a PA, DB or CD (all that remains, or `money` with source PARTIAL);
-    700.400.300 when it was refunded, reversed or captured."""
+    700.400.300 when it was refunded, reversed or captured. `hold`: claimed and its amount
+    reserved, but held (000.200.400) until `held_send` or `held_release` (the back office's
+    second approval)."""
     details = replace(details, transaction_source=source)
-    return _referenced(PaymentType.RV, caller, reference, request_hash, original_id, money, details)
+    return _referenced(
+        PaymentType.RV, caller, reference, request_hash, original_id, money, details, hold=hold
+    )
 
 
 def payment_refund(
@@ -63,9 +69,13 @@ def payment_refund(
     original_id: str,
     money: Money,
     details: Details = NO_DETAILS,
+    hold: bool = False,
 ) -> PaymentOutcome:
-    """RF: refund `money` of a DB, a captured PA or a CP (700.400.520 without a capture)."""
-    return _referenced(PaymentType.RF, caller, reference, request_hash, original_id, money, details)
+    """RF: refund `money` of a DB, a captured PA or a CP (700.400.520 without a capture);
+    `hold` as for a reversal."""
+    return _referenced(
+        PaymentType.RF, caller, reference, request_hash, original_id, money, details, hold=hold
+    )
 
 
 def payment_pos_refund(
@@ -89,6 +99,8 @@ def _referenced(
     original_id: str,
     money: Money | None,
     details: Details,
+    *,
+    hold: bool = False,
 ) -> PaymentOutcome:
     def process() -> Claim:
         original = original_lock(merchant=caller.merchant, original_id=original_id)
@@ -122,6 +134,8 @@ def _referenced(
         if refusal is not None:
             return Claim(engine.finish_with(payment, refusal))
         reserve(payment, original)
+        if hold:  # reserved, nothing asked: held for a second approval
+            return Claim(engine.finish_with(payment, payment_results.APPROVAL_AWAITED))
         return Claim(
             payment,
             ask=lambda connector, claimed: network.follow_up(connector, claimed, original),
@@ -132,6 +146,68 @@ def _referenced(
     return engine.submit(
         caller=caller, reference=reference, request_hash=request_hash, claim=process
     )
+
+
+def held_send(*, payment_id: str) -> Payment | None:
+    """Send a held operation (approved) to the network, as its claim would have: in flight under
+    the locks of it and its originals, then asked outside any transaction and finalized. None
+    when it is no longer held (approved, rejected or expired meanwhile)."""
+    with transaction.atomic(durable=True):
+        held = Payment.objects.select_related("merchant", "terminal").get(pk=payment_id)
+        locked = _chain_locked(held)
+        payment = locked.pop(payment_id)
+        if payment.state != PaymentState.PENDING:
+            return None
+        payment.merchant, payment.terminal = held.merchant, held.terminal
+        engine.mark_in_flight(payment)
+        payment.save(update_fields=IN_FLIGHT_FIELDS)
+    assert payment.referenced_id is not None
+    original = locked[payment.referenced_id]
+    return engine.complete(
+        Claim(
+            payment,
+            ask=lambda connector, claimed: network.follow_up(connector, claimed, original),
+            settle=settle,
+            related=related_to(original),
+        )
+    )
+
+
+def held_release(*, payment_id: str, result: Result) -> Payment | None:
+    """Answer a held operation with `result` (rejected, expired) and release what it reserved,
+    under the locks of it and its originals; nothing is sent. None when it is no longer held."""
+    with transaction.atomic(durable=True):
+        held = Payment.objects.select_related("merchant").get(pk=payment_id)
+        locked = _chain_locked(held)
+        payment = locked.pop(payment_id)
+        if payment.state != PaymentState.PENDING:
+            return None
+        payment.merchant = held.merchant
+        answer = NetworkAnswer(result)
+        settle(payment, locked, answer)
+        return engine.finish(payment, answer)
+
+
+IN_FLIGHT_FIELDS = [
+    "state",
+    "in_flight_since",
+    "result_code",
+    "result_description",
+    "response_body",
+]
+
+
+def _chain_locked(payment: Payment) -> dict[str, Payment]:
+    """The operation and its originals (a refund of a CP: the CP and its PA), locked in
+    primary-key order, each original's `referenced` the locked row."""
+    assert payment.referenced_id is not None
+    above = Payment.objects.only("referenced_id").get(pk=payment.referenced_id).referenced_id
+    chain = [payment.referenced_id, *([above] if above else [])]
+    locked = payments_lock([payment.pk, *chain])
+    for row in locked.values():
+        if row.referenced_id in locked and row.pk != payment.pk:
+            row.referenced = locked[row.referenced_id]
+    return locked
 
 
 def related_to(original: Payment) -> list[str]:
