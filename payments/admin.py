@@ -1,8 +1,10 @@
-"""Staff admin for payments: read-only.
+"""Staff admin for payments: read, and act through the services.
 
-Payments change only through the API and `payments.services` (money moves under the original's
-row lock), so staff may look but not add, change or delete. Card data stops at BIN, last four,
-holder and expiry: the PAN ciphertext and its fingerprint are in no list, form or page.
+Payments change only through `payments.services` (money moves under the original's row lock), so
+staff may not add, change or delete a payment here; staff with the permission capture, reverse
+and refund from a payment's page through the same services as the API (payments.backoffice).
+Card data stops at BIN, last four, holder and expiry: the PAN ciphertext and its fingerprint
+are in no list, form or page.
 
 The "Chain" section shows the original and every operation referencing it, with the original's
 running totals and what may still be captured or refunded, computed as the services check them.
@@ -15,8 +17,8 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.admin.utils import flatten_fieldsets
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse
+from django.urls import path, reverse
 from django.utils import formats, timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -25,6 +27,7 @@ from core import results
 from core.admin import ReadOnlyMixin, amount_column
 from core.display import amount_text, code_with_name, mark_html, money_html, result_html
 
+from .backoffice import admin as backoffice_admin  # also registers the operations' record
 from .checkouts import admin as checkout_admin  # noqa: F401 - registers the checkout admin
 from .models import (
     ZERO,
@@ -364,6 +367,33 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
             rows,
             summary,
         )
+
+    # --- acting on it (payments.backoffice) -----------------------------------------------
+
+    def get_urls(self) -> list[Any]:
+        def act(request: HttpRequest, object_id: str, kind: str) -> HttpResponse:
+            return backoffice_admin.act_view(self, request, object_id, kind)
+
+        return [
+            path(
+                "<path:object_id>/act/<str:kind>/",
+                self.admin_site.admin_view(act),
+                name="payments_payment_act",
+            ),
+            *super().get_urls(),
+        ]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        payment = Payment.objects.filter(pk=object_id).first()
+        if payment is not None:
+            extra_context = {**(extra_context or {}), **backoffice_admin.offered(request, payment)}
+        return super().change_view(request, object_id, form_url, extra_context)
 
     # --- read-only ---------------------------------------------------------------------------
 

@@ -270,3 +270,35 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
         if _carry_out(action) is not None:
             finished += 1
     return {"expired": expired, "finished": finished}
+
+
+# --- what a page offers -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Possible:
+    kind: str
+    label: str
+    up_to: Decimal | None  # None: no amount asked (a reversal gives back all that remains)
+
+
+def possible_actions(payment: Payment) -> list[Possible]:
+    """The operations a payment's page offers, with what each may still take (the services
+    check again under the lock: this only decides which buttons to show)."""
+    if not payment.successful or payment.state != PaymentState.DONE:
+        return []
+    kind = payment.payment_type
+    found = []
+    if kind == "PA" and payment.closed_at is None and payment.capturable > 0:
+        found.append(Possible(Kind.CAPTURE, "Capture", payment.capturable))
+    if kind in ("PA", "DB", "CD") and payment.reversible > 0:
+        found.append(Possible(Kind.REVERSE, "Reverse (void)", None))
+    refundable = payment.refundable - (payment.reversed_amount if kind == "DB" else 0)
+    if kind in ("PA", "DB") and refundable > 0:
+        found.append(Possible(Kind.REFUND, "Refund", refundable))
+    return found
+
+
+def awaiting(original: Payment) -> list[PaymentAction]:
+    """The held refunds and reversals of a payment, oldest first."""
+    return list(original.actions.filter(state=State.AWAITING_APPROVAL).order_by("requested_at"))
