@@ -24,10 +24,16 @@ urlpatterns = [pattern for module in MODULES for pattern in module.urlpatterns]
 # payments' "" (the overview) first is harmless: every pattern is a distinct path
 NAV = [item for module in MODULES for item in module.NAV if item[1] != "portal:overview"]
 NAV.insert(0, ("Overview", "portal:overview"))
+# A menu item only some roles see (an app's ROLES: URL name -> roles), as its page refuses others.
+ROLES: dict[str, tuple[str, ...]] = {
+    name: roles for module in MODULES for name, roles in getattr(module, "ROLES", {}).items()
+}
 
 
 def navigation(request: HttpRequest) -> dict[str, Any]:
     """Context processor: the portal's menu, on portal pages."""
     if not request.path.startswith("/portal/"):
         return {}
-    return {"portal_nav": NAV}
+    member = getattr(request, "portal_user", None)
+    role = getattr(member, "role", "")
+    return {"portal_nav": [item for item in NAV if role in ROLES.get(item[1], (role,))]}

@@ -3,6 +3,7 @@
 - `portal_view`: a portal page. Signed in as a portal user (else the sign-in page), the
   session's idle timer restarted (PORTAL_SESSION_SECONDS), `request.merchant` and
   `request.portal_user` set; a user still on a one-time password is sent to the password page.
+- `portal_view(roles=...)`: a page only some roles reach (403 for the others).
 - `page_methods`: the page answers its methods only (405 with `Allow` otherwise), before the
   CSRF check and before the sign-in redirect; its forms are still CSRF-protected.
 - `list_page` paginates a query into a template; `list_operations` documents such a page in
@@ -21,6 +22,7 @@ from typing import Any, Protocol
 
 from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
@@ -38,6 +40,9 @@ class Member(Protocol):
 
     @property
     def must_change_password(self) -> bool: ...
+
+    @property
+    def role(self) -> str: ...
 
 
 MemberFinder = Callable[[int], Member | None]
@@ -61,10 +66,17 @@ def portal_member(request: HttpRequest) -> Member:
 
 
 def portal_view(
-    view: Callable[..., HttpResponseBase], *, password_page: bool = False
-) -> Callable[..., HttpResponseBase]:
+    view: Callable[..., HttpResponseBase] | None = None,
+    *,
+    password_page: bool = False,
+    roles: tuple[str, ...] = (),
+) -> Any:
     """A portal page (see the module's note). `password_page`: the page where a user on a
-    one-time password chooses one, the only page such a user reaches."""
+    one-time password chooses one, the only page such a user reaches. `roles`: only members of
+    these roles reach it (403 for the others); every role when empty. As `@portal_view` or
+    `@portal_view(roles=...)`."""
+    if view is None:
+        return lambda page: portal_view(page, password_page=password_page, roles=roles)
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
@@ -77,6 +89,8 @@ def portal_view(
         if member.must_change_password and not password_page:
             messages.info(request, "You signed in with a one-time password: choose your own.")
             return redirect(PASSWORD)
+        if roles and member.role not in roles:
+            raise PermissionDenied("your role does not allow this page")
         return view(request, *args, **kwargs)
 
     return wrapped

@@ -272,6 +272,11 @@ class PortalUserInlineForm(forms.ModelForm):
         required=False,
         help_text="Tick and save: a one-time password is shown once.",
     )
+    role = forms.ChoiceField(
+        choices=PortalUser.Role.choices,
+        initial=PortalUser.Role.ADMINISTRATOR,
+        help_text="What the user may do in the portal.",
+    )
 
     class Meta:
         model = PortalUser
@@ -284,6 +289,7 @@ class PortalUserInlineForm(forms.ModelForm):
             self.fields["email"].initial = user.email or user.username
             self.fields["email"].disabled = True
             self.fields["active"].initial = user.is_active
+            self.fields["role"].initial = self.instance.role
         else:
             self.fields["reset_password"].disabled = True
             self.fields["active"].disabled = True

@@ -41,6 +41,8 @@ from .services import (
 )
 
 NAV = [("Developers", "portal:developers")]  # login, logout, password: in the page header
+ADMINISTRATORS = (PortalUser.Role.ADMINISTRATOR.value,)
+ROLES = {"portal:developers": ADMINISTRATORS}  # the API token and the notifications
 
 
 class PortalLoginForm(AuthenticationForm):
@@ -234,7 +236,7 @@ DEVELOPER_ACTIONS: dict[str, Callable[[HttpRequest, Merchant, str], Shown]] = {
 
 
 @page_methods("GET", "POST")
-@portal_view
+@portal_view(roles=ADMINISTRATORS)
 def developers(request: HttpRequest) -> HttpResponse:
     """The merchant's API token (rotate, after a confirmation that offers an overlap: the new one
     shown once, on this answer only; or set one of the administrator's choosing, never shown;
@@ -271,7 +273,10 @@ def developers(request: HttpRequest) -> HttpResponse:
 
 
 def _developers_operations() -> dict[str, dict[str, Any]]:
-    page = {"200": html("The token's last four digits, the notification URL, the forms.")}
+    page = {
+        "200": html("The token's last four digits, the notification URL, the forms."),
+        "403": html("An operator or a viewer: only administrators reach this page."),
+    }
     post = portal_page(
         "portal_developers_post",
         "Portal: rotate (confirm, overlap) or set the API token, end the previous token, set the "

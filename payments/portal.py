@@ -36,7 +36,18 @@ from core.csvstream import csv_lines, csv_response
 from core.errors import ApplicationError
 from core.portal import list_operations, list_page, page_methods, portal_view
 from core.schema.pages import documented, hex_id_parameter, html, portal_page
+from merchants.models import PortalUser
 
+from .backoffice.forms import ActionForm
+from .backoffice.models import PaymentAction
+from .backoffice.services import (
+    ActionOutcome,
+    ActionRefused,
+    ActionRequest,
+    Possible,
+    action_request,
+    possible_actions,
+)
 from .models import Payment, PaymentType
 from .registrations.models import Registration
 from .registrations.services import registration_deregister
@@ -261,15 +272,47 @@ def transactions(request: HttpRequest) -> HttpResponseBase:
     )
 
 
-@page_methods("GET")
-@portal_view
-def transaction(request: HttpRequest, payment_id: str) -> HttpResponse:
+ACTING_ROLES = (PortalUser.Role.ADMINISTRATOR.value, PortalUser.Role.OPERATOR.value)
+
+
+def _own_payment(request: HttpRequest, payment_id: str) -> Payment:
     merchant = request.merchant  # type: ignore[attr-defined]
     payment = payments_marked(
         payments=Payment.objects.filter(merchant=merchant, pk=payment_id)
     ).first()
     if payment is None:
         raise Http404("no such payment")
+    return payment
+
+
+def _act_forms(
+    request: HttpRequest, payment: Payment, bound: ActionForm | None = None
+) -> list[tuple[Possible, ActionForm]]:
+    """The operations the signed-in member may ask for on this payment, each with its form
+    (`bound`: the one just sent back with its errors)."""
+    if request.portal_user.role not in ACTING_ROLES:  # type: ignore[attr-defined]
+        return []
+    forms = []
+    for possible in possible_actions(payment):
+        form = bound if bound is not None and bound.kind == possible.kind else None
+        forms.append(
+            (
+                possible,
+                form
+                or ActionForm(
+                    kind=possible.kind,
+                    up_to=possible.up_to,
+                    currency=payment.currency,
+                    prefix=possible.kind,
+                ),
+            )
+        )
+    return forms
+
+
+def _transaction_page(
+    request: HttpRequest, payment: Payment, bound: ActionForm | None = None
+) -> HttpResponse:
     threeds = getattr(payment, "threeds", None)
     chain = payment_chain(payment=payment)
     return render(
@@ -282,8 +325,64 @@ def transaction(request: HttpRequest, payment_id: str) -> HttpResponse:
             "chain": [(p, masked(p)) for p in chain],
             "threeds": threeds,
             "refundable": payment.refundable if payment.payment_type in SALE_TYPES else Decimal(0),
+            "act_forms": _act_forms(request, payment, bound),
+            "actions": payment.actions.order_by("-requested_at")[:20],
         },
+        status=400 if bound is not None else 200,
     )
+
+
+@page_methods("GET")
+@portal_view
+def transaction(request: HttpRequest, payment_id: str) -> HttpResponse:
+    return _transaction_page(request, _own_payment(request, payment_id))
+
+
+@page_methods("POST")
+@portal_view(roles=ACTING_ROLES)
+def act(request: HttpRequest, payment_id: str, kind: str) -> HttpResponseBase:
+    """Capture, reverse or refund one of the merchant's payments (an operator or administrator):
+    the API's services and result codes, once per form, recorded with the user's name."""
+    payment = _own_payment(request, payment_id)
+    possible = {p.kind: p for p in possible_actions(payment)}.get(kind)
+    if possible is None:
+        messages.error(request, "That is not possible on this payment now.")
+        return redirect("portal:transaction", payment_id=payment.pk)
+    form = ActionForm(
+        request.POST, kind=kind, up_to=possible.up_to, currency=payment.currency, prefix=kind
+    )
+    if form.is_valid():
+        try:
+            outcome = action_request(
+                ActionRequest(
+                    original_id=payment.pk,
+                    kind=kind,
+                    amount=form.cleaned_data.get("amount"),
+                    reason=form.cleaned_data["reason"],
+                    key=form.cleaned_data["key"],
+                    channel=PaymentAction.Channel.PORTAL,
+                    actor=f"portal:{request.user.get_username()}",
+                    merchant=request.merchant,  # type: ignore[attr-defined]
+                )
+            )
+        except ActionRefused as refused:
+            form.add_error(None, str(refused))
+        else:
+            _said(request, outcome)
+            return redirect("portal:transaction", payment_id=payment.pk)
+    return _transaction_page(request, payment, bound=form)
+
+
+def _said(request: HttpRequest, outcome: ActionOutcome) -> None:
+    done, action = outcome.payment, outcome.action
+    what = f"{action.get_kind_display()} of {done.amount} {done.currency}"
+    words = f"{done.result_description} ({done.result_code})"
+    if outcome.replayed:
+        messages.info(request, f"This form was sent already: {what}: {words}.")
+    elif done.successful:
+        messages.success(request, f"{what}: {words}.")
+    else:
+        messages.error(request, f"{what} was refused: {words}.")
 
 
 def _overview_operations() -> dict[str, dict[str, Any]]:
@@ -320,6 +419,39 @@ def _transaction_operations() -> dict[str, dict[str, Any]]:
             "Portal: a payment and its chain",
             page,
             parameters=[hex_id_parameter("payment_id", "The payment's id.")],
+        )
+    }
+
+
+def _act_operations() -> dict[str, dict[str, Any]]:
+    return {
+        "post": portal_page(
+            "portal_act",
+            "Portal: capture (CP), reverse (RV) or refund (RF) a payment (operators, "
+            "administrators)",
+            {
+                "400": html("The payment's page again, with the form's problem."),
+                "403": html("A viewer: the role allows reading only."),
+            },
+            parameters=[
+                hex_id_parameter("payment_id", "The payment's id."),
+                {
+                    "name": "kind",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string", "enum": list(PaymentAction.Kind.values)},
+                },
+            ],
+            form=(
+                "csrfmiddlewaretoken",
+                *(
+                    f"{kind}-{name}"
+                    for kind in ("CP", "RF")
+                    for name in ("amount", "reason", "key")
+                ),
+                "RV-reason",
+                "RV-key",
+            ),
         )
     }
 
@@ -383,5 +515,10 @@ urlpatterns = [
         "transactions/<hexid:payment_id>/",
         documented(_transaction_operations)(transaction),
         name="transaction",
+    ),
+    path(
+        "transactions/<hexid:payment_id>/act/<str:kind>/",
+        documented(_act_operations)(act),
+        name="act",
     ),
 ]

@@ -1,4 +1,5 @@
-"""The merchant page's portal users (issue 23): bank staff onboard a merchant's administrators.
+"""The merchant page's portal users (issue 23): bank staff onboard a merchant's portal users and
+set each one's role (administrator, operator, viewer: issue 35).
 
 An inline on the merchant's change page lists its portal users. A new row takes an email: saving
 creates the user (its username and email), bound to this merchant (the inline's parent, so the
@@ -28,7 +29,15 @@ class PortalUserInline(admin.TabularInline):
     form = PortalUserInlineForm
     verbose_name = "portal user"
     verbose_name_plural = "portal users (merchant administrators: sign in at /portal/)"
-    fields = ("email", "active", "reset_password", "password_state", "last_sign_in", "created_at")
+    fields = (
+        "email",
+        "role",
+        "active",
+        "reset_password",
+        "password_state",
+        "last_sign_in",
+        "created_at",
+    )
     readonly_fields = ("password_state", "last_sign_in", "created_at")
     extra = 1
     can_delete = False
@@ -55,7 +64,7 @@ class PortalUserChangeInline(HistoryInline):
     model = PortalUserChange
     verbose_name = "portal user change"
     verbose_name_plural = "portal user history"
-    fields = ("changed_at", "changed_by", "username", "action")
+    fields = ("changed_at", "changed_by", "username", "action", "detail")
 
 
 def save_portal_users(request: HttpRequest, formset: BaseInlineFormSet) -> None:
@@ -72,7 +81,7 @@ def save_portal_users(request: HttpRequest, formset: BaseInlineFormSet) -> None:
         data: dict[str, Any] = form.cleaned_data
         if form.instance.pk is None:
             portal_user, password = services.portal_user_create(
-                merchant=merchant, email=data["email"], changed_by=actor
+                merchant=merchant, email=data["email"], changed_by=actor, role=data["role"]
             )
             formset.new_objects.append(portal_user)
             show_secret_once(
@@ -87,6 +96,10 @@ def save_portal_users(request: HttpRequest, formset: BaseInlineFormSet) -> None:
         if "active" in form.changed_data:
             services.portal_user_set_active(
                 portal_user=portal_user, active=data["active"], changed_by=actor
+            )
+        if "role" in form.changed_data:
+            services.portal_user_set_role(
+                portal_user=portal_user, role=data["role"], changed_by=actor
             )
         if data.get("reset_password"):
             password = services.portal_user_reset_password(

@@ -42,6 +42,7 @@ from .portal_users import (
     portal_user_password_changed,
     portal_user_reset_password,
     portal_user_set_active,
+    portal_user_set_role,
 )
 
 __all__ = [
@@ -75,4 +76,5 @@ __all__ = [
     "portal_user_password_changed",
     "portal_user_reset_password",
     "portal_user_set_active",
+    "portal_user_set_role",
 ]

@@ -49,7 +49,11 @@ def portal_user_email_problem(email: str) -> str:
 
 
 def portal_user_create(
-    *, merchant: Merchant, email: str, changed_by: str
+    *,
+    merchant: Merchant,
+    email: str,
+    changed_by: str,
+    role: str = PortalUser.Role.ADMINISTRATOR,
 ) -> tuple[PortalUser, str]:
     """A new portal user of `merchant`: a Django user whose username and email are `email`
     (lower-cased), not staff, bound to this merchant only, with a one-time password that is
@@ -70,7 +74,7 @@ def portal_user_create(
             user.set_password(password)
             user.save()
             portal_user = PortalUser.objects.create(
-                user=user, merchant=merchant, must_change_password=True
+                user=user, merchant=merchant, must_change_password=True, role=role
             )
             _portal_history(portal_user, PortalUserChange.Action.CREATED, changed_by)
     except IntegrityError:
@@ -116,16 +120,42 @@ def portal_user_reset_password(*, portal_user: PortalUser, changed_by: str) -> s
     return password
 
 
+@transaction.atomic
+def portal_user_set_role(*, portal_user: PortalUser, role: str, changed_by: str) -> bool:
+    """Make a portal user an administrator, an operator or a viewer (PortalUser.Role), from
+    its next request. Returns whether anything changed; the change is kept in the history, with
+    the role it had and the one it has."""
+    if role not in PortalUser.Role.values:
+        raise ValueError(f"no such role: {role}")
+    portal_user_lock(portal_user)
+    before = PortalUser.objects.values_list("role", flat=True).get(pk=portal_user.pk)
+    if before == role:
+        return False
+    PortalUser.objects.filter(pk=portal_user.pk).update(role=role)
+    portal_user.role = role
+    names = dict(PortalUser.Role.choices)
+    _portal_history(
+        portal_user,
+        PortalUserChange.Action.ROLE_CHANGED,
+        changed_by,
+        detail=f"{names[before].split(' (')[0]} to {names[role].split(' (')[0]}",
+    )
+    return True
+
+
 def portal_user_password_changed(*, portal_user: PortalUser) -> None:
     """The user chose its own password: the one-time password's restriction ends."""
     PortalUser.objects.filter(pk=portal_user.pk).update(must_change_password=False)
     portal_user.must_change_password = False
 
 
-def _portal_history(portal_user: PortalUser, action: str, changed_by: str) -> None:
+def _portal_history(
+    portal_user: PortalUser, action: str, changed_by: str, detail: str = ""
+) -> None:
     PortalUserChange.objects.create(
         merchant_id=portal_user.merchant_id,
         username=portal_user.user.get_username(),
         action=action,
         changed_by=changed_by,
+        detail=detail,
     )
