@@ -11,6 +11,7 @@ running totals and what may still be captured or refunded, computed as the servi
 """
 
 import json
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -24,7 +25,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from core import results
-from core.admin import ReadOnlyMixin, amount_column
+from core.admin import RangeFilter, ReadOnlyMixin, amount_column
 from core.display import amount_text, code_with_name, mark_html, money_html, result_html
 
 from .backoffice import admin as backoffice_admin  # also registers the operations' record
@@ -38,7 +39,7 @@ from .models import (
     payment_type_name,
 )
 from .registrations.admin import instruction_chain  # also registers the card-on-file admins
-from .selectors import payment_chain, payments_marked, result_family_q
+from .selectors import payment_chain, payments_found, payments_marked, result_family_q
 
 UNCLASSIFIED = "unclassified"
 
@@ -67,6 +68,24 @@ class ResultFamilyFilter(admin.SimpleListFilter):
         if value != UNCLASSIFIED and value not in dict(results.FAMILIES):
             return queryset.none()
         return queryset.filter(result_family_q(value))
+
+
+class CreatedBetween(RangeFilter):
+    title = "date created (UTC)"
+    field = "created_at__date"
+    input_type = "date"
+
+    def parse(self, text: str) -> Any:
+        return date.fromisoformat(text)
+
+
+class AmountBetween(RangeFilter):
+    title = "amount"
+    field = "amount"
+    input_type = "number"
+
+    def parse(self, text: str) -> Any:
+        return Decimal(text)
 
 
 def _money(value: Decimal | None, currency: str) -> str:
@@ -151,11 +170,19 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
         ResultFamilyFilter,
         ("merchant", admin.RelatedOnlyFieldListFilter),
         ("created_at", admin.DateFieldListFilter),
+        CreatedBetween,
+        AmountBetween,
         "successful",
         "state",
         "test_mode",
     )
-    search_fields = ("=id", "merchant_transaction_id", "=card_last4", "=merchant__merchant_id")
+    # Any identifier a dispute or a phone call brings (payments_found); the field list only
+    # makes Django show the search box.
+    search_fields = ("=id",)
+    search_help_text = (
+        "The id (or its first 10 characters), merchantTransactionId, ARN, RRN, STAN, approval "
+        "code, or the card as BIN and last four (411111…1111)."
+    )
     list_select_related = ("merchant",)
     ordering = ("-created_at",)
     date_hierarchy = "created_at"
@@ -270,6 +297,11 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Payment]:
         return payments_marked(payments=super().get_queryset(request))
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Payment], search_term: str
+    ) -> tuple[QuerySet[Payment], bool]:
+        return payments_found(queryset, search_term), False
 
     @admin.display(description="type", ordering="payment_type")
     def type_code(self, obj: Payment) -> SafeString:

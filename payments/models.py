@@ -225,6 +225,13 @@ class Payment(models.Model):
         ]
         indexes = [
             models.Index(fields=["merchant", "-created_at"]),
+            # What staff search a payment by (payments.selectors.payments_found): exact matches.
+            # Plain b-trees: no LIKE index beside each (as db_index would add on PostgreSQL).
+            models.Index(fields=["merchant_transaction_id"], name="payment_mtid"),
+            models.Index(fields=["acquirer_ref_no"], name="payment_arn"),
+            models.Index(fields=["retrieval_ref_no"], name="payment_rrn"),
+            models.Index(fields=["stan"], name="payment_stan"),
+            models.Index(fields=["auth_code"], name="payment_auth_code"),
             models.Index(
                 fields=["expires_at"],
                 condition=Q(closed_at__isnull=True, payment_type="PA"),

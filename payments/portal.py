@@ -13,6 +13,7 @@ from typing import Any
 
 import django_filters
 import pygal
+from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
@@ -60,6 +61,7 @@ from .selectors import (
     outcome_q,
     payment_chain,
     payment_figures,
+    payments_found,
     payments_marked,
     sales_volume,
 )
@@ -187,6 +189,19 @@ FAMILIES = {outcome: outcome_q(outcome) for outcome in OUTCOMES}
 
 
 class PaymentFilter(django_filters.FilterSet):
+    q = django_filters.CharFilter(
+        method="find",
+        label="Find",
+        widget=forms.TextInput(
+            attrs={
+                "placeholder": "id, your reference, ARN, RRN, STAN, approval code, 411111…1111",
+                "title": "The payment's id (or its first characters), your reference "
+                "(merchantTransactionId), ARN, RRN, STAN, approval code, or the card as BIN and "
+                "last four",
+                "size": 34,
+            }
+        ),
+    )
     date_from = django_filters.DateFilter(
         field_name="created_at", lookup_expr="date__gte", label="From"
     )
@@ -215,6 +230,9 @@ class PaymentFilter(django_filters.FilterSet):
 
     def by_family(self, queryset: QuerySet[Payment], name: str, value: str) -> QuerySet[Payment]:
         return queryset.filter(FAMILIES[value])
+
+    def find(self, queryset: QuerySet[Payment], name: str, value: str) -> QuerySet[Payment]:
+        return payments_found(queryset, value)
 
 
 CSV_COLUMNS = (
@@ -397,6 +415,7 @@ def _transactions_operations() -> dict[str, dict[str, Any]]:
     parameters = [
         {"name": name, "in": "query", "required": False, "schema": text}
         for name in (
+            "q",
             *("date_from", "date_to", "payment_type", "family", "amount_min", "amount_max"),
             *("card_last4", "merchant_transaction_id", "terminal", "page", "export"),
         )

@@ -13,6 +13,7 @@ settlement (reconciliation) all call.
 """
 
 import operator
+import re
 from collections.abc import Collection, Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -419,3 +420,37 @@ def threeds_frame_origins(*, auth_id: str) -> list[str]:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return []
     return [f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"]
+
+
+_HEX = re.compile(r"[0-9a-f]{6,32}")
+_BIN_AND_LAST4 = re.compile(r"(\d{6})\s*(?:\.{2,3}|…|\*+|x+|\s)\s*(\d{4})", re.I)
+
+
+def payments_found(payments: QuerySet[Payment], term: str) -> QuerySet[Payment]:
+    """The payments that a dispute or a phone call's identifier names, whichever it is: the id
+    or its first characters (as lists show it: 10), merchantTransactionId, ARN, RRN, STAN,
+    approval code, the card's BIN and last four ("411111…1111", "411111 1111"), or either alone.
+    Each is an exact match on an indexed column (an id's prefix a range on the primary key)."""
+    term = term.strip()
+    if not term:
+        return payments
+    card = _BIN_AND_LAST4.fullmatch(term)
+    if card:
+        return payments.filter(card_bin=card.group(1), card_last4=card.group(2))
+    term = term.rstrip("…").strip()
+    matches = Q(merchant_transaction_id=term)
+    lowered = term.lower()
+    if _HEX.fullmatch(lowered):
+        matches |= Q(pk=lowered) if len(lowered) == 32 else Q(pk__startswith=lowered)
+    if term.isdigit():
+        if len(term) == 23:
+            matches |= Q(acquirer_ref_no=term)
+        if len(term) == 12:
+            matches |= Q(retrieval_ref_no=term)
+        if len(term) == 6:
+            matches |= Q(stan=term) | Q(card_bin=term)
+        if len(term) == 4:
+            matches |= Q(card_last4=term)
+    if len(term) == 6 and term.isalnum():
+        matches |= Q(auth_code=term.upper())
+    return payments.filter(matches)

@@ -1,0 +1,134 @@
+"""Acting on a payment in a real browser (issue 35): a staff member refunds above the approval
+amount from the payment's page, a second one approves it; a merchant's operator refunds from the
+portal, and a double click makes one refund."""
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission, User
+
+from merchants.models import PortalUser
+from payments.backoffice.models import PaymentAction
+from payments.models import Payment
+from tests.browser.conftest import Tab, expect, screenshot
+from tests.conftest import SpecClient
+from tests.payments.conftest import Payer
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PASSWORD = "a long staff passphrase 9"
+SCREEN = {"width": 1280, "height": 800}
+STAFF_PERMISSIONS = (
+    "view_payment",
+    "refund_payment",
+    "reverse_payment",
+    "capture_payment",
+    "view_paymentaction",
+)
+
+
+@pytest.fixture(autouse=True)
+def _threshold(settings: Any) -> None:
+    settings.BACKOFFICE_APPROVAL_AMOUNT = {"EUR": Decimal("100"), "*": Decimal("0")}
+
+
+@pytest.fixture
+def screen(browser: Any) -> Iterator[Tab]:
+    opened = Tab(browser, viewport=SCREEN)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def staff_member(name: str, *codenames: str) -> None:
+    user = User.objects.create_user(name, password=PASSWORD, is_staff=True)
+    user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
+
+
+def admin_sign_in(tab: Tab, base: str, name: str) -> None:
+    page = tab.page
+    tab.context.clear_cookies()  # signed out
+    page.goto(base + "/admin/login/")
+    page.fill("#id_username", name)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    expect(page.locator("#site-name")).to_be_visible()
+
+
+def a_sale(merchant: Any, amount: str = "150.00") -> str:
+    payer = Payer(
+        SpecClient(merchant.entity.plain_token, merchant.entity.entity_id, "MERCHANT"), merchant
+    )
+    answer = payer.pay("DB", amount=amount).json()
+    assert answer["result"]["code"] == "000.000.000"
+    return str(answer["id"])
+
+
+def test_a_refund_above_the_approval_amount_takes_two_staff_members(
+    live_server: Any, screen: Tab, enrolled_merchant: Any
+) -> None:
+    sale = a_sale(enrolled_merchant)
+    staff_member("alice", *STAFF_PERMISSIONS)
+    staff_member("bob", "view_payment", "view_paymentaction", "approve_paymentaction")
+    page = screen.page
+    admin_sign_in(screen, live_server.url, "alice")
+    page.goto(f"{live_server.url}/admin/payments/payment/{sale}/change/")
+    expect(page.locator(".object-tools a.backoffice-action")).to_have_text(
+        ["Reverse (void)", "Refund"]
+    )
+    page.click(".object-tools >> text=Refund")
+    expect(page.locator(".four-eyes")).to_contain_text("Above 100 EUR")
+    page.fill("#id_amount", "120.00")
+    page.fill("#id_reason", "goods returned, ticket 4411")
+    screenshot(screen, "admin-payment-refund.png")
+    page.click("input[type=submit]")
+    expect(page.locator(".messagelist .warning")).to_contain_text("second staff member")
+    expect(page.locator(".awaiting-approval")).to_contain_text("goods returned, ticket 4411")
+    screenshot(screen, "admin-payment-awaiting-approval.png")
+    assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
+
+    admin_sign_in(screen, live_server.url, "bob")
+    page.goto(f"{live_server.url}/admin/payments/payment/{sale}/change/")
+    expect(page.locator(".object-tools a.backoffice-action")).to_have_count(0)  # no permission
+    page.click(".awaiting-approval >> text=Approve or reject")
+    expect(page.locator("input[name=approve]")).to_be_visible()
+    screenshot(screen, "admin-payment-decide.png")
+    page.click("input[name=approve]")
+    expect(page.locator(".messagelist .success")).to_contain_text("approved and sent: 000.000.000")
+    expect(page.locator(".awaiting-approval")).to_have_count(0)
+    refund = Payment.objects.get(payment_type="RF")
+    assert refund.result_code == "000.000.000"
+    expect(page.locator("table.payment-chain")).to_contain_text(refund.pk)
+    action = PaymentAction.objects.get()
+    assert (action.requested_by, action.decided_by) == ("staff:alice", "staff:bob")
+    assert not screen.page_errors
+
+
+def test_an_operator_refunds_from_the_portal_once_however_often_clicked(
+    live_server: Any, screen: Tab, enrolled_merchant: Any
+) -> None:
+    sale = a_sale(enrolled_merchant, "80.00")
+    user = User.objects.create_user("shop-operator", password=PASSWORD)
+    PortalUser.objects.create(user=user, merchant=enrolled_merchant, role=PortalUser.Role.OPERATOR)
+    page = screen.page
+    page.goto(live_server.url + "/portal/login/")
+    page.fill("#id_username", "shop-operator")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(live_server.url + "/portal/")
+    expect(page.locator(".bar nav >> text=Developers")).to_have_count(0)  # administrators'
+    page.goto(f"{live_server.url}/portal/transactions/{sale}/")
+    form = page.locator("#act-RF")
+    form.locator("input[name='RF-amount']").fill("25.00")
+    form.locator("input[name='RF-reason']").fill("one item returned")
+    screenshot(screen, "portal-transaction-act.png", full_page=True)
+    form.locator("button").dblclick()
+    page.wait_for_load_state("load")
+    expect(page.locator("ul.messages li").first).to_contain_text("000.000.000")
+    assert Payment.objects.filter(payment_type="RF").count() == 1
+    expect(page.locator("table.chain tbody tr")).to_have_count(2)
+    expect(page.locator("table.actions")).to_contain_text("one item returned")
+    assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
+    assert not screen.page_errors
