@@ -8,7 +8,7 @@ create service (`ServiceAddMixin`), whose one-time secret is shown once in a mes
 """
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from django import forms
@@ -355,14 +355,14 @@ class RangeFilter(admin.ListFilter):
     def has_output(self) -> bool:
         return True
 
-    def expected_parameters(self) -> list[str]:
+    def expected_parameters(self) -> list[str | None]:
         return list(self.names)
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         bounds = self._bounds()
         return queryset.filter(**bounds) if bounds else queryset
 
-    def choices(self, changelist: Any) -> Iterable[dict[str, Any]]:
+    def choices(self, changelist: Any) -> Iterator[dict[str, Any]]:
         low, high = (self.given.get(name, "") for name in self.names)
         ignored = [text for name, text in self.given.items() if text and name not in self._bounds()]
         yield {

@@ -429,7 +429,8 @@ _BIN_AND_LAST4 = re.compile(r"(\d{6})\s*(?:\.{2,3}|…|\*+|x+|\s)\s*(\d{4})", re
 def payments_found(payments: QuerySet[Payment], term: str) -> QuerySet[Payment]:
     """The payments that a dispute or a phone call's identifier names, whichever it is: the id
     or its first characters (as lists show it: 10), merchantTransactionId, ARN, RRN, STAN,
-    approval code, the card's BIN and last four ("411111…1111", "411111 1111"), or either alone.
+    approval code, the card's BIN and last four ("411111…1111", "411111 1111"), or either alone,
+    or the merchant's id.
     Each is an exact match on an indexed column (an id's prefix a range on the primary key)."""
     term = term.strip()
     if not term:
@@ -451,6 +452,8 @@ def payments_found(payments: QuerySet[Payment], term: str) -> QuerySet[Payment]:
             matches |= Q(stan=term) | Q(card_bin=term)
         if len(term) == 4:
             matches |= Q(card_last4=term)
+        if len(term) == 8:
+            matches |= Q(merchant__merchant_id=term)
     if len(term) == 6 and term.isalnum():
         matches |= Q(auth_code=term.upper())
     return payments.filter(matches)

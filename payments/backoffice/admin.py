@@ -21,7 +21,7 @@ from .forms import ActionForm
 from .models import PaymentAction
 
 Kind = PaymentAction.Kind
-PERMISSION = {
+PERMISSION: dict[str, str] = {
     Kind.CAPTURE: "payments.capture_payment",
     Kind.REVERSE: "payments.reverse_payment",
     Kind.REFUND: "payments.refund_payment",

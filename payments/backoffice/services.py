@@ -185,21 +185,34 @@ def _perform(
     hold: bool,
 ) -> referenced.PaymentOutcome:
     caller = Caller(original.entity, original.entity_type, original.merchant, original.terminal)
-    common = {
-        "caller": caller,
-        "reference": f"bo-{action.key[:29]}",
-        "request_hash": request_hash,
-        "original_id": original.pk,
-    }
-    if kind == Kind.CAPTURE:
-        assert amount is not None
-        return referenced.payment_capture(**common, money=Money(amount, original.currency))
-    if kind == Kind.REFUND:
-        assert amount is not None
-        return referenced.payment_refund(
-            **common, money=Money(amount, original.currency), hold=hold
+    reference = f"bo-{action.key[:29]}"
+    if kind == Kind.REVERSE:
+        return referenced.payment_reverse(
+            caller=caller,
+            reference=reference,
+            request_hash=request_hash,
+            original_id=original.pk,
+            source=TransactionSource.CARDHOLDER,
+            hold=hold,
         )
-    return referenced.payment_reverse(**common, source=TransactionSource.CARDHOLDER, hold=hold)
+    assert amount is not None
+    money = Money(amount, original.currency)
+    if kind == Kind.CAPTURE:
+        return referenced.payment_capture(
+            caller=caller,
+            reference=reference,
+            request_hash=request_hash,
+            original_id=original.pk,
+            money=money,
+        )
+    return referenced.payment_refund(
+        caller=caller,
+        reference=reference,
+        request_hash=request_hash,
+        original_id=original.pk,
+        money=money,
+        hold=hold,
+    )
 
 
 # --- the second approval ------------------------------------------------------------------------

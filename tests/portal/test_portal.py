@@ -392,6 +392,7 @@ def test_every_portal_url_with_another_merchants_ids_is_404(client, shop, other_
     their_file = produce(other.entity, timezone.now().date(), production=True).record
     tried = {
         "transaction": ("get", {"payment_id": payment.pk}),
+        "act": ("post", {"payment_id": payment.pk, "kind": "RF"}),
         "deregister": ("post", {"registration_id": registration}),
         "file": ("get", {"file_id": their_file.pk}),
     }
