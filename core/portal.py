@@ -135,7 +135,12 @@ def list_operations(operation_id: str, summary: str, what: str) -> Any:
 
 
 def list_page(
-    request: HttpRequest, queryset: Any, template: str, title: str, per_page: int = 50
+    request: HttpRequest,
+    queryset: Any,
+    template: str,
+    title: str,
+    per_page: int = 50,
+    extra: dict[str, Any] | None = None,
 ) -> HttpResponse:
     page = Paginator(queryset, per_page).get_page(request.GET.get("page"))
-    return render(request, template, {"title": title, "page": page})
+    return render(request, template, {"title": title, "page": page, **(extra or {})})

@@ -132,6 +132,7 @@ class MerchantDataForm(SpecFieldsMixin, forms.ModelForm):
         choices=[("", "---------"), ("P", "P: payment facilitator"), ("M", "M: marketplace")],
     )
     notification_url = forms.URLField(
+        label="Notification URL",
         required=False,
         max_length=2048,
         assume_scheme="https",

@@ -245,14 +245,18 @@ class Merchant(models.Model):
     date_designed = models.DateField()
     mvv_id = models.CharField("MVV id", max_length=10, blank=True)
     # Settlement: where the bank pays the merchant, and in which currency.
-    bank_account_holder = models.CharField(max_length=128, blank=True)
+    bank_account_holder = models.CharField("account holder", max_length=128, blank=True)
     bank_account_number = models.CharField(
-        max_length=64, blank=True, help_text="IBAN for SEPA countries, without spaces."
+        "IBAN or account number",
+        max_length=64,
+        blank=True,
+        help_text="IBAN for SEPA countries, without spaces.",
     )
     bank_account_bic = models.CharField("BIC", max_length=11, blank=True)
-    bank_account_country = models.CharField(max_length=2, blank=True)
+    bank_account_country = models.CharField("account country", max_length=2, blank=True)
     settlement_currency = models.CharField(max_length=3, blank=True)
     notification_url = models.URLField(
+        "notification URL",
         max_length=2048,
         blank=True,
         help_text="Where token status notifications are posted (HTTPS).",
@@ -295,6 +299,12 @@ class Merchant(models.Model):
     class Meta:
         ordering = ["merchant_id"]
         indexes = [models.Index(fields=["participator", "merchant_id"])]
+        permissions = [
+            (
+                "change_settlement_account",
+                "Can change a merchant's settlement account and notification URL",
+            )
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(status__in=OperatingStatus.values), name="merchant_status_valid"
@@ -392,6 +402,27 @@ class MerchantStatusChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.merchant_id}: {self.from_status or '-'} -> {self.to_status}"
+
+
+class MerchantDataChange(models.Model):
+    """Append-only history of a merchant's registered data: each changed field, what it was and
+    what it became, who changed it and when (the settlement account's number masked: its last
+    four characters)."""
+
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="data_changes")
+    field = models.CharField(max_length=64)
+    old_value = models.CharField(max_length=255, blank=True)
+    new_value = models.CharField(max_length=255, blank=True)
+    changed_by = models.CharField(
+        max_length=160, help_text="staff:<username>, entity:<entityId> or portal:<username>"
+    )
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id}: {self.field}"
 
 
 class ThreeDSEnrolmentEvent(models.Model):

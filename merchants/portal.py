@@ -220,7 +220,9 @@ def _save_notification_url(request: HttpRequest, merchant: Merchant, actor: str)
     if not form.is_valid():
         return {"errors": _errors(form)}
     url = form.cleaned_data["notification_url"]
-    merchant = merchant_update(merchant=merchant, values={"notification_url": url})
+    merchant = merchant_update(
+        merchant=merchant, values={"notification_url": url}, changed_by=actor
+    )
     messages.success(request, "The notification URL is saved.")
     return {"merchant": merchant}
 

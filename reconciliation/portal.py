@@ -13,6 +13,7 @@ from django.urls import path
 from core.csvstream import csv_response
 from core.portal import list_operations, list_page, page_methods, portal_view
 from core.schema.pages import documented, html, portal_page
+from merchants.services.merchants import masked_account
 
 from . import reports
 from .api.records import COLUMNS, records_csv
@@ -37,7 +38,22 @@ REPORTS = {
 def settlements(request: HttpRequest) -> HttpResponse:
     merchant = request.merchant  # type: ignore[attr-defined]
     runs = SettlementRun.objects.filter(merchant=merchant).order_by("-day")
-    return list_page(request, runs, "portal/settlements.html", "Settlements", per_page=31)
+    account = {
+        "holder": merchant.bank_account_holder,
+        "number": masked_account(merchant.bank_account_number)
+        if merchant.bank_account_number
+        else "",
+        "bic": merchant.bank_account_bic,
+        "currency": merchant.settlement_currency,
+    }
+    return list_page(
+        request,
+        runs,
+        "portal/settlements.html",
+        "Settlements",
+        per_page=31,
+        extra={"account": account},
+    )
 
 
 @page_methods("GET")

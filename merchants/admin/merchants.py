@@ -11,7 +11,7 @@ once, in a message right after they are issued, and never again.
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
@@ -33,6 +33,7 @@ from ..forms import MerchantCreateForm, MerchantDataForm, MerchantStatusForm, Th
 from ..models import (
     AmountLimit,
     Merchant,
+    MerchantDataChange,
     MerchantStatusChange,
     PortalUser,
     ThreeDSEnrolmentEvent,
@@ -56,6 +57,13 @@ class MerchantStatusChangeInline(HistoryInline):
         "to_security_status",
         "ndc",
     )
+
+
+class MerchantDataChangeInline(HistoryInline):
+    model = MerchantDataChange
+    verbose_name = "change"
+    verbose_name_plural = "change history (registered data, settlement account)"
+    fields = ("changed_at", "changed_by", "field", "old_value", "new_value")
 
 
 class ThreeDSEnrolmentEventInline(HistoryInline):
@@ -103,7 +111,29 @@ _DATA = {
         "mvv_id",
     ),
 }
-DATA_FIELDSETS = tuple((title, {"fields": fields}) for title, fields in _DATA.items())
+# Where the bank pays the merchant, and where its notifications go: changed only by staff with
+# the permission "Can change a merchant's settlement account and notification URL".
+SETTLEMENT_FIELDS = (
+    "bank_account_holder",
+    "bank_account_number",
+    "bank_account_bic",
+    "bank_account_country",
+    "settlement_currency",
+    "notification_url",
+)
+SETTLEMENT_PERMISSION = "merchants.change_settlement_account"
+DATA_FIELDSETS = (
+    *((title, {"fields": fields}) for title, fields in _DATA.items()),
+    (
+        "Settlement account and notifications",
+        {
+            "fields": SETTLEMENT_FIELDS,
+            "description": "Where the bank pays the merchant out, in which currency, and where "
+            "token status notifications are posted. Changed only by staff with the permission "
+            "for it; every change is kept in the change history below.",
+        },
+    ),
+)
 
 STATUS_FIELDS = (
     "status",
@@ -194,6 +224,12 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
         "updated_at",
     )
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> Any:
+        shown = tuple(super().get_readonly_fields(request, obj))
+        if request.user.has_perm(SETTLEMENT_PERMISSION):
+            return shown
+        return (*shown, *SETTLEMENT_FIELDS)  # seen, not changed
+
     @admin.display(description="participator", ordering="participator__entity_id")
     def participator_id_display(self, obj: Merchant) -> str:
         return obj.participator.entity_id
@@ -233,6 +269,7 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
             ThreeDSEnrolmentEventInline,
             MerchantTokenChangeInline,
             PortalUserChangeInline,
+            MerchantDataChangeInline,
             *merchant_inlines(),  # those of apps that build on merchants (extensions.py)
         )
 
@@ -265,7 +302,7 @@ class MerchantAdmin(ServiceAddMixin, admin.ModelAdmin):
             return
         changes = {name: form.cleaned_data[name] for name in form.changed_data}
         if changes:
-            services.merchant_update(merchant=obj, values=changes)
+            services.merchant_update(merchant=obj, values=changes, changed_by=staff_actor(request))
 
     def has_delete_permission(self, request: HttpRequest, obj: Merchant | None = None) -> bool:
         return False  # merchants are CLOSED or TERMINATED, never deleted

@@ -112,7 +112,11 @@ class MerchantUpdateView(SpecView):
     def perform(
         self, principal: Principal, flat: dict[str, Any]
     ) -> tuple[results.Result, dict[str, Any]]:
-        services.merchant_update(merchant=self.merchant, values=MERCHANT_DATA.values(flat))
+        services.merchant_update(
+            merchant=self.merchant,
+            values=MERCHANT_DATA.values(flat),
+            changed_by=f"entity:{principal.entity.entity_id}",
+        )
         return results.REQUEST_SUCCEEDED, {"merchant.id": self.merchant.merchant_id}
 
 

@@ -22,6 +22,7 @@ from ..models import (
     Entity,
     EntityType,
     Merchant,
+    MerchantDataChange,
     MerchantStatusChange,
     ThreeDSEnrolmentEvent,
     ThreeDSStatus,
@@ -103,13 +104,49 @@ def _duplicate_merchant(merchant_id: str) -> ApplicationError:
     )
 
 
+MASKED_FIELDS = ("bank_account_number",)
+
+
 @transaction.atomic
-def merchant_update(*, merchant: Merchant, values: Mapping[str, Any]) -> Merchant:
+def merchant_update(*, merchant: Merchant, values: Mapping[str, Any], changed_by: str) -> Merchant:
     """Change registered data (MERCHANT_DATA_FIELDS only). merchant.id, status and 3DS enrolment
-    are not changed here. Only the given columns are written, under the row lock."""
+    are not changed here. Only the given columns are written, under the row lock; each one whose
+    value changes is kept in the merchant's data history with `changed_by`."""
     locked = merchant_lock(merchant.pk)
+    before = {name: getattr(locked, name) for name in values if hasattr(locked, name)}
     save_changes(locked, values, allowed=MERCHANT_DATA_FIELDS)
+    MerchantDataChange.objects.bulk_create(
+        MerchantDataChange(
+            merchant=locked,
+            field=_field_name(name),
+            old_value=_shown(name, before[name]),
+            new_value=_shown(name, value),
+            changed_by=changed_by,
+        )
+        for name, value in values.items()
+        if before.get(name) != value
+    )
     return locked
+
+
+def _field_name(name: str) -> str:
+    field = Merchant._meta.get_field(name)
+    return str(getattr(field, "verbose_name", name))
+
+
+def _shown(name: str, value: Any) -> str:
+    """A value as the history keeps it: an account number by its last four characters."""
+    text = "" if value is None else str(value)
+    if name in MASKED_FIELDS and text:
+        return masked_account(text)
+    return text[:255]
+
+
+def masked_account(number: str) -> str:
+    """An IBAN or account number as pages and the history show it: its country (an IBAN's)
+    and last four characters ("DE…3000", "…6789")."""
+    country = number[:2] if number[:2].isalpha() else ""
+    return f"{country}…{number[-4:]}"
 
 
 @transaction.atomic

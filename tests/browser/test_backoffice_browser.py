@@ -132,3 +132,37 @@ def test_an_operator_refunds_from_the_portal_once_however_often_clicked(
     expect(page.locator("table.actions")).to_contain_text("one item returned")
     assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
     assert not screen.page_errors
+
+
+def test_staff_change_a_settlement_account_and_the_history_keeps_it(
+    live_server: Any, screen: Tab, enrolled_merchant: Any
+) -> None:
+    staff_member(
+        "carol",
+        "view_merchant",
+        "change_merchant",
+        "change_settlement_account",
+        "view_merchantdatachange",
+    )
+    page = screen.page
+    admin_sign_in(screen, live_server.url, "carol")
+    page.goto(f"{live_server.url}/admin/merchants/merchant/{enrolled_merchant.pk}/change/")
+    page.fill("#id_bank_account_holder", "Demo Shop GmbH")
+    page.fill("#id_bank_account_number", "DE89370400440532013001")  # a check digit wrong
+    page.fill("#id_bank_account_bic", "COBADEFFXXX")
+    page.fill("#id_bank_account_country", "DE")
+    page.fill("#id_settlement_currency", "EUR")
+    page.click("input[name=_continue]")
+    expect(page.locator(".errornote")).to_be_visible()
+    expect(page.locator(".field-bank_account_number .errorlist")).to_contain_text(
+        "not a valid IBAN"
+    )
+    page.fill("#id_bank_account_number", "DE89370400440532013000")
+    page.click("input[name=_continue]")
+    expect(page.locator(".messagelist .success")).to_be_visible()
+    history = page.locator("text=DE…3000")
+    expect(history.first).to_be_visible()
+    page.locator("#id_bank_account_bic").scroll_into_view_if_needed()
+    page.evaluate("window.scrollBy(0, 330)")  # the account and, below, its history
+    screenshot(screen, "admin-merchant-settlement-account.png")
+    assert not screen.page_errors

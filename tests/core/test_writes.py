@@ -23,7 +23,9 @@ def test_only_the_given_columns_are_written():
 def test_a_field_the_resource_does_not_allow_is_refused_before_anything_is_set():
     merchant = MerchantFactory()
     with pytest.raises(ValueError, match="status"):
-        merchant_update(merchant=merchant, values={"city": "Hamburg", "status": "CLOSED"})
+        merchant_update(
+            merchant=merchant, values={"city": "Hamburg", "status": "CLOSED"}, changed_by="test"
+        )
     merchant.refresh_from_db()
     assert merchant.status == "NORMAL" and merchant.city != "Hamburg"
 
