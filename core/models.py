@@ -46,7 +46,15 @@ class OutboxMessage(models.Model):
     sequence = models.PositiveIntegerField()
     url = models.URLField(max_length=2048)
     credential = models.CharField(
-        max_length=64, help_text="Whose access token goes in the Authorization header."
+        max_length=64,
+        blank=True,
+        help_text="Whose access token goes in the Authorization header (none for a sealed one).",
+    )
+    sealing = models.CharField(
+        max_length=80,
+        blank=True,
+        help_text="How the body is sealed instead (`webhook:<id>`: encrypted with the "
+        "webhook's secret, no token); empty: JSON with the credential's token.",
     )
     body = models.JSONField()
     status = models.CharField(

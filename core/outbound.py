@@ -171,6 +171,7 @@ def call(
     timeout: float | tuple[float, float],
     headers: dict[str, str] | None = None,
     json: Any = None,
+    data: bytes | None = None,
     max_bytes: int = 65536,
 ) -> Answer:
     """One request, no redirect followed. Refused when the URL or the address it resolves to
@@ -187,6 +188,7 @@ def call(
                 url,
                 headers=headers,
                 json=json,
+                data=data,
                 timeout=timeout,
                 allow_redirects=False,
                 stream=True,

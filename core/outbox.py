@@ -17,7 +17,10 @@ at most the sweep's period. Delivery is at least once: receivers drop duplicates
 a message is acknowledged (DELIVERED) once.
 
 Headers: `Authorization: Bearer <the entity's access token>` (resolved at delivery time by the
-app that owns the credentials, `register_credentials`), `X-Event-Id`, `X-Event-Sequence`.
+app that owns the credentials, `register_credentials`), `X-Event-Id`, `X-Event-Sequence`. A
+sealed message (`sealing`, e.g. a merchant's webhook) carries no token: the app that registered
+its sealer (`register_sealer`) turns the body into what is posted and its headers at each attempt
+(encrypted with the webhook's secret of that moment).
 """
 
 import logging
@@ -53,6 +56,29 @@ _credentials: Callable[[str], str] | None = None
 _dispatcher: Dispatcher | None = None
 
 
+class Sealed(Protocol):
+    @property
+    def data(self) -> bytes: ...
+
+    @property
+    def headers(self) -> dict[str, str]: ...
+
+
+Sealer = Callable[[str, "OutboxMessage"], Sealed]
+_sealers: dict[str, Sealer] = {}
+
+
+class NotSendable(Exception):
+    """A sealer's refusal (its webhook is gone or disabled): the attempt fails, nothing is
+    posted; the text says why."""
+
+
+def register_sealer(name: str, sealer: Sealer) -> None:
+    """The app whose messages are sealed (`sealing` = `<name>:<reference>`) says how: from the
+    reference and the message to what is posted and its headers."""
+    _sealers[name] = sealer
+
+
 def register_credentials(resolver: Callable[[str], str]) -> None:
     """The app that keeps access tokens says how to find the one of a credential reference."""
     global _credentials
@@ -71,10 +97,17 @@ def schedule() -> list[int]:
 
 
 def enqueue(
-    *, topic: str, subject: str, url: str, credential: str, body: dict[str, Any]
+    *,
+    topic: str,
+    subject: str,
+    url: str,
+    credential: str = "",
+    body: dict[str, Any],
+    sealing: str = "",
 ) -> OutboxMessage:
     """Write a notification in the current transaction; delivered once it commits. The body
-    gets `eventId` and `sequence` (per topic and subject)."""
+    gets `eventId` and `sequence` (per topic and subject). With `sealing`, posted as its sealer
+    makes it instead of JSON with a token."""
     assert transaction.get_connection().in_atomic_block, "enqueue in the change's transaction"
     last = OutboxMessage.objects.filter(topic=topic, subject=subject).aggregate(n=Max("sequence"))
     sequence = (last["n"] or 0) + 1
@@ -86,6 +119,7 @@ def enqueue(
         sequence=sequence,
         url=url,
         credential=credential,
+        sealing=sealing,
         body={**body, "eventId": event_id, "sequence": sequence},
         next_attempt_at=timezone.now(),
     )
@@ -175,22 +209,32 @@ def _post(message: OutboxMessage) -> tuple[int | None, int, str, str]:
     """(HTTP status or None, latency in ms, the answer's first characters, the error). Through
     core.outbound: no redirect followed (a 3xx is a failed attempt), the URL and the address it
     resolves to checked at this moment (a refused one is a failed attempt with no request)."""
-    assert _credentials is not None, "no credentials resolver registered"
     started = time.monotonic()
+    headers = {
+        "X-Event-Id": message.event_id,
+        "X-Event-Sequence": str(message.sequence),
+        "User-Agent": "cardplatform-notifications/1",
+    }
     try:
+        if message.sealing:
+            name, _, reference = message.sealing.partition(":")
+            sealed = _sealers[name](reference, message)
+            content: dict[str, Any] = {"data": sealed.data}
+            headers.update(sealed.headers)
+        else:
+            assert _credentials is not None, "no credentials resolver registered"
+            content = {"json": message.body}
+            headers["Authorization"] = f"Bearer {_credentials(message.credential)}"
         answer = outbound.call(
             "POST",
             message.url,
-            json=message.body,
-            headers={
-                "Authorization": f"Bearer {_credentials(message.credential)}",
-                "X-Event-Id": message.event_id,
-                "X-Event-Sequence": str(message.sequence),
-                "User-Agent": "cardplatform-notifications/1",
-            },
+            headers=headers,
             timeout=settings.NOTIFICATION_TIMEOUT_SECONDS,
             max_bytes=200,
+            **content,
         )
+    except NotSendable as exc:
+        return None, _ms(started), "", f"not sent: {exc}"[:200]
     except outbound.Refused as exc:
         logger.warning("notification %s not sent: %s", message.event_id, exc)
         return None, _ms(started), "", f"refused: {exc}"[:200]
@@ -251,6 +295,11 @@ def redeliver(*, event_id: str, actor: str) -> OutboxMessage:
         message.save(update_fields=["status", "next_attempt_at", "attempts"])
         transaction.on_commit(lambda: _hand_over(event_id, attempts=0))
     return message
+
+
+def messages_of_topics(topics: list[str]) -> QuerySet[OutboxMessage]:
+    """The messages of these topics (an app's webhooks), newest first."""
+    return OutboxMessage.objects.filter(topic__in=topics).order_by("-created_at", "-pk")
 
 
 def message_list_for_credential(*, credential: str) -> QuerySet[OutboxMessage]:

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from django.db import models
 from django.db.models import Q
 
+from core.envelope import new_id
 from core.status import OperatingStatus
 
 
@@ -292,6 +293,9 @@ class Merchant(models.Model):
     # The participator's test mode, copied here when it changes (merchants.services), so a
     # payment reads it from the merchant's row without a join.
     participator_test_mode = models.BooleanField(default=False, editable=False)
+    # The event types at least one active webhook of the merchant takes (merchants.webhooks
+    # keeps it): a payment of a merchant without webhooks looks nothing up.
+    webhook_events = models.JSONField(default=list, blank=True, editable=False)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -502,3 +506,33 @@ class PortalUserChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.merchant_id}: {self.username} {self.action}"
+
+
+class Webhook(models.Model):
+    """Where a merchant is told what happened to its payments, registrations and chargebacks
+    (merchants/webhooks.py): a URL of its own, the event types it takes, and a 32-byte secret
+    (vault ciphertext) that encrypts and authenticates every delivery (AES-256-GCM), named by
+    `key_id` in each delivery's `X-Webhook-Key-Id`."""
+
+    class Event(models.TextChoices):
+        PAYMENT = "PAYMENT", "Payments (final outcomes)"
+        REGISTRATION = "REGISTRATION", "Stored cards (created, deleted)"
+        CHARGEBACK = "CHARGEBACK", "Chargebacks"
+
+    id = models.CharField(primary_key=True, max_length=32, default=new_id, editable=False)
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.URLField("URL", max_length=2048)
+    events = models.JSONField(default=list)
+    secret_ciphertext = models.TextField(editable=False)
+    key_id = models.CharField(max_length=16, editable=False)
+    previous_key_id = models.CharField(max_length=16, blank=True, editable=False)
+    rotated_at = models.DateTimeField(null=True, blank=True, editable=False)
+    active = models.BooleanField(default=True)
+    created_by = models.CharField(max_length=160)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id}: {self.url}"

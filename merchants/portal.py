@@ -29,9 +29,16 @@ from core import outbox
 from core.portal import page_methods, portal_view
 from core.schema.pages import documented, html, portal_page
 
+from . import webhooks
 from .forms import TokenOverlapForm
-from .models import Merchant, PortalUser
-from .portal_forms import NotificationUrlForm, RedeliverForm, TokenRotateForm, TokenSetForm
+from .models import Merchant, PortalUser, Webhook
+from .portal_forms import (
+    NotificationUrlForm,
+    RedeliverForm,
+    TokenRotateForm,
+    TokenSetForm,
+    WebhookForm,
+)
 from .services import (
     entity_end_previous_token,
     entity_rotate_token,
@@ -207,11 +214,83 @@ def _send_test(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
 
 
 def _redeliver(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
-    form = RedeliverForm(request.POST, deliveries=deliveries_of(merchant))
+    mine = deliveries_of(merchant) | webhooks.deliveries_of(merchant)
+    form = RedeliverForm(request.POST, deliveries=mine)
     if not form.is_valid():
         raise Http404("no such notification")
     outbox.redeliver(event_id=form.cleaned_data["event_id"], actor=actor)
     messages.success(request, "The notification will be delivered again now.")
+    return {}
+
+
+def _webhook_of(request: HttpRequest, merchant: Merchant) -> Webhook:
+    hook = Webhook.objects.filter(merchant=merchant, pk=request.POST.get("webhook_id", "")).first()
+    if hook is None:
+        raise Http404("no such webhook")
+    return hook
+
+
+def _secret_shown(hook: Webhook, secret: str) -> Shown:
+    """A webhook's secret, on this answer only (the page is not stored)."""
+    return {"new_secret": secret, "new_secret_hook": hook.pk}
+
+
+def _webhook_add(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    form = WebhookForm(request.POST)
+    if not form.is_valid():
+        return {"errors": _errors(form, {"url": "webhook_url", "events": "webhook_events"})}
+    try:
+        hook, secret = webhooks.webhook_create(
+            merchant=merchant,
+            url=form.cleaned_data["url"],
+            events=form.cleaned_data["events"],
+            created_by=actor,
+        )
+    except webhooks.WebhookRefused as refused:
+        return {"errors": {"webhook_url": str(refused)}}
+    messages.success(request, "The webhook is made: copy its secret now, it is shown once.")
+    return _secret_shown(hook, secret)
+
+
+def _webhook_save(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    hook = _webhook_of(request, merchant)
+    form = WebhookForm(request.POST)
+    names = {"url": f"url_{hook.pk}", "events": f"events_{hook.pk}"}
+    if not form.is_valid():
+        return {"errors": _errors(form, names)}
+    try:
+        webhooks.webhook_update(
+            hook=hook,
+            url=form.cleaned_data["url"],
+            events=form.cleaned_data["events"],
+            active=form.cleaned_data["active"],
+        )
+    except webhooks.WebhookRefused as refused:
+        return {"errors": {f"url_{hook.pk}": str(refused)}}
+    messages.success(request, "The webhook is saved.")
+    return {}
+
+
+def _webhook_rotate(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    hook = _webhook_of(request, merchant)
+    secret = webhooks.webhook_rotate(hook=hook)
+    messages.success(
+        request,
+        "A new secret seals every delivery from now on: copy it now, it is shown once. Keep the "
+        f"old one (key id {hook.previous_key_id}) until your receiver has the new one.",
+    )
+    return _secret_shown(hook, secret)
+
+
+def _webhook_test(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    webhooks.webhook_send_test(hook=_webhook_of(request, merchant))
+    messages.success(request, "A test event is on its way: see the webhook deliveries.")
+    return {}
+
+
+def _webhook_delete(request: HttpRequest, merchant: Merchant, actor: str) -> Shown:
+    webhooks.webhook_delete(hook=_webhook_of(request, merchant))
+    messages.success(request, "The webhook is deleted: nothing more is sent to it.")
     return {}
 
 
@@ -233,6 +312,11 @@ DEVELOPER_ACTIONS: dict[str, Callable[[HttpRequest, Merchant, str], Shown]] = {
     "end-previous": _end_previous,
     "test": _send_test,
     "redeliver": _redeliver,
+    "webhook-add": _webhook_add,
+    "webhook-save": _webhook_save,
+    "webhook-rotate": _webhook_rotate,
+    "webhook-test": _webhook_test,
+    "webhook-delete": _webhook_delete,
     "notification": _save_notification_url,
 }
 
@@ -265,11 +349,14 @@ def developers(request: HttpRequest) -> HttpResponse:
         "previous_live": entity.previous_token_live(timezone.now()),
         "token_changes": entity.token_changes.all()[:10],
         "deliveries": deliveries_of(merchant).prefetch_related("deliveries")[:20],
+        "webhooks": merchant.webhooks.all(),
+        "webhook_events": Webhook.Event.choices,
+        "webhook_deliveries": webhooks.deliveries_of(merchant).prefetch_related("deliveries")[:20],
     }
     response = render(
         request, "portal/developers.html", context, status=400 if context["errors"] else 200
     )
-    if "new_token" in context:
+    if "new_token" in context or "new_secret" in context:
         response["Cache-Control"] = "no-store"
     return response
 
@@ -282,7 +369,8 @@ def _developers_operations() -> dict[str, dict[str, Any]]:
     post = portal_page(
         "portal_developers_post",
         "Portal: rotate (confirm, overlap) or set the API token, end the previous token, set the "
-        "notification URL",
+        "notification URL; add, change, test, rotate the secret of, delete a webhook; deliver "
+        "a notification or a webhook event again",
         {**page, "400": html("The form again, with the problem.")},
         form=(
             "csrfmiddlewaretoken",
@@ -293,6 +381,10 @@ def _developers_operations() -> dict[str, dict[str, Any]]:
             "password",
             "notification_url",
             "event_id",
+            "webhook_id",
+            "url",
+            "events",
+            "active",
         ),
     )
     return {

@@ -17,6 +17,7 @@ from core.fields.web import LocalUrl
 from core.outbound import url_problem as outbound_url_problem
 
 from .forms import TokenOverlapForm
+from .models import Webhook
 from .selectors import entity_by_token
 
 TOKEN_MIN_LENGTH = 32
@@ -136,3 +137,14 @@ class NotificationUrlForm(forms.Form):
         if problem:
             raise forms.ValidationError(f"The URL {problem}.")
         return url
+
+
+class WebhookForm(forms.Form):
+    """A webhook's URL and the kinds of events it takes (merchants.webhooks checks the URL as
+    every outbound call's)."""
+
+    url = forms.CharField(max_length=2048)
+    events = forms.MultipleChoiceField(
+        choices=Webhook.Event.choices, widget=forms.CheckboxSelectMultiple
+    )
+    active = forms.BooleanField(required=False, initial=True)

@@ -22,6 +22,7 @@ from django.utils import timezone
 from core.context import get_ndc
 from core.errors import ApplicationError, NotFound, ParameterError
 from core.fields.codes import minor_units
+from merchants import webhooks
 from payments.selectors import payment_by_reference
 from payments.services.lock_objects import payment_lock
 
@@ -174,7 +175,7 @@ def chargeback_record(
                 f"the amount must be more than 0 and at most {left} {payment.currency} "
                 f"(the sale less what was reversed, refunded or charged back already)",
             )
-        return Chargeback.objects.create(
+        chargeback = Chargeback.objects.create(
             payment=payment,
             merchant_id=payment.merchant_id,
             reason_code=reason_code,
@@ -187,6 +188,8 @@ def chargeback_record(
             received_on=received_on,
             recorded_by=actor,
         )
+        _tell_webhooks(chargeback, "CREATED")
+        return chargeback
 
 
 def chargeback_reverse(*, chargeback_id: int, reversed_on: date, actor: str) -> Chargeback:
@@ -200,4 +203,30 @@ def chargeback_reverse(*, chargeback_id: int, reversed_on: date, actor: str) -> 
             )
         chargeback.reversed_on = reversed_on
         chargeback.save(update_fields=["reversed_on"])
+        _tell_webhooks(chargeback, "UPDATED")
     return chargeback
+
+
+def _tell_webhooks(chargeback: Chargeback, action: str) -> None:
+    """A chargeback to the merchant's webhooks that take chargebacks (in its transaction)."""
+    payment = chargeback.payment
+    webhooks.emit(
+        merchant=payment.merchant,
+        kind="CHARGEBACK",
+        action=action,
+        subject=str(chargeback.pk),
+        payload={
+            "id": str(chargeback.pk),
+            "paymentId": payment.pk,
+            "merchantTransactionId": payment.merchant_transaction_id,
+            "ARN": payment.acquirer_ref_no,
+            "reasonCode": chargeback.reason_code,
+            "amount": f"{chargeback.amount}",
+            "currency": chargeback.currency,
+            "receivedOn": f"{chargeback.received_on:%Y-%m-%d}",
+            "partial": chargeback.partial,
+            "secondPresentment": chargeback.second_presentment,
+            "status": "REVERSED" if chargeback.reversed_on else "OPEN",
+            "reversedOn": f"{chargeback.reversed_on:%Y-%m-%d}" if chargeback.reversed_on else "",
+        },
+    )

@@ -3,5 +3,6 @@
 from .entities import EntityAdmin
 from .limits import PlatformAmountLimitAdmin
 from .merchants import MerchantAdmin
+from .webhooks import WebhookAdmin
 
-__all__ = ["EntityAdmin", "MerchantAdmin", "PlatformAmountLimitAdmin"]
+__all__ = ["EntityAdmin", "MerchantAdmin", "PlatformAmountLimitAdmin", "WebhookAdmin"]

@@ -4,6 +4,8 @@ stores (createRegistration), and the registration a payment pays with, locked.""
 from django.utils import timezone
 
 from core.errors import NotFound
+from core.nesting import nest
+from merchants import webhooks
 from merchants.models import Merchant
 
 from .. import results
@@ -30,7 +32,20 @@ def store_card(payment: Payment) -> Registration:
         created_by=payment,
     )
     payment.registration = registration
+    _tell_webhooks(registration, "CREATED")
     return registration
+
+
+def _tell_webhooks(registration: Registration, action: str) -> None:
+    from .tables import REGISTRATION_ANSWER
+
+    webhooks.emit(
+        merchant=registration.merchant,
+        kind="REGISTRATION",
+        action=action,
+        subject=registration.pk,
+        payload=webhooks.without_card_details(nest(REGISTRATION_ANSWER.render(registration))),
+    )
 
 
 def wants_registration(payment: Payment) -> bool:
@@ -61,3 +76,4 @@ def destroy_card(registration: Registration, *, actor: str = "") -> None:
         actor=actor,
         save_fields=["pan_ciphertext", "pan_fingerprint", "deregistered_at"],
     )
+    _tell_webhooks(registration, "DELETED")

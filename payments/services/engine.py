@@ -32,6 +32,7 @@ from core import idempotency, metrics
 from core.lookups import one
 from core.pools import give_back_for_a_wait
 from core.results import TRANSACTION_SUCCEEDED, Result
+from merchants import webhooks
 
 from .. import results as payment_results
 from ..connectors.base import (
@@ -289,7 +290,21 @@ def finish(
     metrics.payment_answered(
         payment_type=payment.payment_type, code=result.code, connector=connector_name(answer)
     )
+    if target == PaymentState.DONE:  # its final answer: the merchant's webhooks are told
+        tell_webhooks(payment, "CREATED")
     return payment
+
+
+def tell_webhooks(payment: Payment, action: str) -> None:
+    """The payment's stored answer to the merchant's webhooks that take payments (in the
+    caller's transaction; nothing is looked up for a merchant without such webhooks)."""
+    webhooks.emit(
+        merchant=payment.merchant,
+        kind="PAYMENT",
+        action=action,
+        subject=payment.pk,
+        payload=webhooks.without_card_details(payment.response_body),
+    )
 
 
 def connector_name(answer: NetworkAnswer) -> str:

@@ -267,6 +267,7 @@ def settle(payment: Payment, locked: dict[str, Payment], answer: NetworkAnswer) 
         original.result_code, original.result_description = result.code, result.description
         original.response_body = payment_body(original)
         original.save(update_fields=["result_code", "result_description", "response_body"])
+        engine.tell_webhooks(original, "UPDATED")
 
 
 def _undoes_a_timeout(payment: Payment, original: Payment) -> bool:

@@ -46,9 +46,16 @@ class Receiver:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length))
+                raw = self.rfile.read(length)
+                sealed = (self.headers.get("Content-Type") or "").startswith("text/plain")
+                body = None if sealed else json.loads(raw)  # a webhook's is hex ciphertext
                 receiver.requests.append(
-                    {"headers": dict(self.headers), "body": body, "at": time.monotonic()}
+                    {
+                        "headers": dict(self.headers),
+                        "body": body,
+                        "raw": raw,
+                        "at": time.monotonic(),
+                    }
                 )
                 if receiver.hold_first and len(receiver.requests) == 1:
                     receiver.released.wait(30)
