@@ -2,6 +2,7 @@
 amount from the payment's page, a second one approves it; a merchant's operator refunds from the
 portal, and a double click makes one refund."""
 
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -166,3 +167,41 @@ def test_staff_change_a_settlement_account_and_the_history_keeps_it(
     page.evaluate("window.scrollBy(0, 330)")  # the account and, below, its history
     screenshot(screen, "admin-merchant-settlement-account.png")
     assert not screen.page_errors
+
+
+def test_a_merchant_administrator_adds_a_webhook_and_copies_its_secret(
+    live_server: Any, browser: Any, enrolled_merchant: Any, settings: Any
+) -> None:
+    settings.NOTIFICATION_ALLOW_INSECURE_URLS = True
+    user = User.objects.create_user("shop-admin", password=PASSWORD)
+    PortalUser.objects.create(user=user, merchant=enrolled_merchant)
+    tab = Tab(browser, viewport=SCREEN)
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    try:
+        page = tab.page
+        page.goto(live_server.url + "/portal/login/")
+        page.fill("#id_username", "shop-admin")
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(live_server.url + "/portal/")
+        page.click(".bar nav >> text=Developers")
+        page.wait_for_load_state("load")
+        form = page.locator("#webhook-add")
+        form.locator("input[name=url]").fill("http://127.0.0.1:9/webhooks")
+        form.locator("input[value=CHARGEBACK]").uncheck()
+        form.locator("button[type=submit]").click()
+        page.wait_for_load_state("load")
+        secret = page.locator("#new-secret")
+        expect(secret).to_have_text(re.compile(r"^[0-9a-f]{64}$"))
+        page.locator("#webhooks button.copy").click()
+        expect(page.locator("#webhooks button.copy")).to_have_text("Copied")
+        assert page.evaluate("navigator.clipboard.readText()") == secret.text_content()
+        page.locator("#webhooks button.webhook-test").click()
+        page.wait_for_load_state("load")
+        expect(page.locator("#webhook-deliveries tbody tr").first).to_contain_text("TEST created")
+        page.locator("#webhooks").scroll_into_view_if_needed()
+        screenshot(tab, "portal-webhooks.png")
+        assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
+        assert not tab.page_errors
+    finally:
+        tab.close()

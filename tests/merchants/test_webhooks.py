@@ -206,3 +206,23 @@ def test_a_test_event(hook, receiver):
     webhooks.webhook_send_test(hook=hook)
     deliver_all()
     assert opened(receiver.requests[0], hook.secret)["type"] == "TEST"
+
+
+def test_the_docs_decryption_example_opens_a_delivery(payer, hook, receiver):
+    """docs/api.md's Python example, run as written against a real delivery."""
+    import re
+    from pathlib import Path
+
+    from django.conf import settings
+
+    docs = (Path(settings.BASE_DIR) / "docs" / "api.md").read_text()
+    section = docs[docs.index("## Webhooks") :]
+    example = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    scope: dict = {}
+    exec(example, scope)  # noqa: S102 - the documentation's own code
+    payer.pay("DB", "12.00")
+    deliver_all()
+    [request] = receiver.requests
+    scope["SECRETS"][hook.key_id] = hook.secret
+    event = scope["open_webhook"](request["headers"], request["raw"])
+    assert event["type"] == "PAYMENT" and event["sequence"] == 1
