@@ -123,7 +123,11 @@ class MerchantDataForm(SpecFieldsMixin, forms.ModelForm):
     spec_fields = MERCHANT_FIELDS
     spec_rules = (*AGGREGATOR_RULES, bank_account_rule, notification_url_rule)
 
-    country = forms.ChoiceField(choices=COUNTRY_CHOICES, help_text="ISO 3166-1 alpha-2")
+    # No default: a merchant in the first country of the list by accident is worse than a
+    # form that asks.
+    country = forms.ChoiceField(
+        choices=[("", "Choose the country…"), *COUNTRY_CHOICES], help_text="ISO 3166-1 alpha-2"
+    )
     corporate_status = forms.ChoiceField(
         choices=[("0", "0: not a sole proprietor"), ("1", "1: individual or sole proprietor")]
     )
@@ -150,9 +154,10 @@ class MerchantCreateForm(MerchantDataForm):
     # merchant_id is not editable on the model (never changed after creation), so the form
     # declares it and the service sets it.
     merchant_id = forms.CharField(
-        label="merchant.id",
+        label="Merchant ID",
         max_length=15,
-        help_text="1 to 15 digits, unique across the acquirer. Cannot be changed later.",
+        help_text="merchant.id: 1 to 15 digits, unique across the acquirer. Cannot be changed "
+        "later.",
     )
 
     class Meta(MerchantDataForm.Meta):
@@ -229,10 +234,11 @@ class ThreeDSDeleteForm(forms.Form):
 
 # How long a rotated token keeps working (seconds): none, an hour, a day (MAX_TOKEN_OVERLAP).
 TOKEN_OVERLAPS = [
-    ("0", "None: the old token stops now"),
+    ("86400", "24 hours (proposed: time to deploy the new one)"),
     ("3600", "1 hour"),
-    ("86400", "24 hours"),
+    ("0", "Stop now: the old token is refused at once"),
 ]
+PROPOSED_OVERLAP = "86400"  # a day, unless the person chooses otherwise
 
 
 class TokenOverlapForm(forms.Form):
@@ -242,15 +248,15 @@ class TokenOverlapForm(forms.Form):
     overlap = forms.ChoiceField(
         label="The old token keeps working for",
         choices=TOKEN_OVERLAPS,
-        initial="0",
-        required=False,  # left out: none, as before overlaps existed
+        initial=PROPOSED_OVERLAP,
+        required=False,  # left out: the proposed day; stopping at once is chosen, never assumed
         widget=forms.RadioSelect,
         help_text="An overlap lets you deploy the new token before the old one is refused; "
         "notifications carry the new token at once.",
     )
 
     def chosen_overlap(self) -> timedelta:
-        return timedelta(seconds=int(self.cleaned_data["overlap"] or 0))
+        return timedelta(seconds=int(self.cleaned_data["overlap"] or PROPOSED_OVERLAP))
 
 
 # --- portal users ---------------------------------------------------------------------------------

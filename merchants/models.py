@@ -207,44 +207,50 @@ MERCHANT_DATA_FIELDS = (
 
 
 class Merchant(models.Model):
-    merchant_id = models.CharField("merchant.id", max_length=15, unique=True, editable=False)
+    merchant_id = models.CharField("merchant ID", max_length=15, unique=True, editable=False)
     entity = models.OneToOneField(Entity, on_delete=models.PROTECT, related_name="merchant")
     participator = models.ForeignKey(Entity, on_delete=models.PROTECT, related_name="merchants")
 
     name = models.CharField(max_length=100)
-    business = models.CharField(max_length=22)
-    website = models.CharField(max_length=100, blank=True)
-    street = models.CharField(max_length=100)
-    postcode = models.CharField(max_length=10)
-    city = models.CharField(max_length=50)
-    state = models.CharField(max_length=50)
-    country = models.CharField(max_length=2)
-    phone = models.CharField(max_length=25)
+    business = models.CharField("business name (on statements)", max_length=22)
+    website = models.CharField("website", max_length=100, blank=True)
+    street = models.CharField("street", max_length=100)
+    postcode = models.CharField("postcode", max_length=10)
+    city = models.CharField("city", max_length=50)
+    state = models.CharField("state or region", max_length=50)
+    country = models.CharField("country", max_length=2)
+    phone = models.CharField("phone", max_length=25)
     mmcc = models.CharField("MCC (first network)", max_length=4)
     vmcc = models.CharField("MCC (second network)", max_length=4)
-    pf_id = models.CharField("payment facilitator id", max_length=11)
-    iso_id = models.CharField(max_length=8, blank=True)
-    submerchant_id = models.CharField(max_length=15, blank=True)
-    pf_abbv = models.CharField(max_length=7, blank=True)
-    national_tax_identification_number = models.CharField(max_length=14, blank=True)
-    location_street_address1 = models.CharField(max_length=60, blank=True)
-    mcc2 = models.CharField(max_length=4, blank=True)
-    mcc3 = models.CharField(max_length=4, blank=True)
-    mcc4 = models.CharField(max_length=4, blank=True)
-    mcc5 = models.CharField(max_length=4, blank=True)
-    mcc6 = models.CharField(max_length=4, blank=True)
-    mcc7 = models.CharField(max_length=4, blank=True)
-    mcc8 = models.CharField(max_length=4, blank=True)
-    mcc9 = models.CharField(max_length=4, blank=True)
-    mcc10 = models.CharField(max_length=4, blank=True)
-    aggregator_id = models.CharField(max_length=8, blank=True)
-    aggregator_name = models.CharField(max_length=25, blank=True)
-    aggregator_type = models.CharField(max_length=1, blank=True)
-    aggregator_abbv = models.CharField(max_length=7, blank=True)
-    corporate_status = models.CharField(max_length=1)
-    corporate_name = models.CharField(max_length=100, blank=True)
-    date_designed = models.DateField()
-    mvv_id = models.CharField("MVV id", max_length=10, blank=True)
+    pf_id = models.CharField("payment facilitator ID", max_length=11)
+    iso_id = models.CharField("ISO ID", max_length=8, blank=True)
+    submerchant_id = models.CharField("sub-merchant ID", max_length=15, blank=True)
+    pf_abbv = models.CharField("payment facilitator abbreviation", max_length=7, blank=True)
+    national_tax_identification_number = models.CharField(
+        "national tax identification number", max_length=14, blank=True
+    )
+    location_street_address1 = models.CharField(
+        "location street address", max_length=60, blank=True
+    )
+    mcc2 = models.CharField("MCC 2", max_length=4, blank=True)
+    mcc3 = models.CharField("MCC 3", max_length=4, blank=True)
+    mcc4 = models.CharField("MCC 4", max_length=4, blank=True)
+    mcc5 = models.CharField("MCC 5", max_length=4, blank=True)
+    mcc6 = models.CharField("MCC 6", max_length=4, blank=True)
+    mcc7 = models.CharField("MCC 7", max_length=4, blank=True)
+    mcc8 = models.CharField("MCC 8", max_length=4, blank=True)
+    mcc9 = models.CharField("MCC 9", max_length=4, blank=True)
+    mcc10 = models.CharField("MCC 10", max_length=4, blank=True)
+    aggregator_id = models.CharField("aggregator ID", max_length=8, blank=True)
+    aggregator_name = models.CharField("aggregator name", max_length=25, blank=True)
+    aggregator_type = models.CharField("aggregator type", max_length=1, blank=True)
+    aggregator_abbv = models.CharField("aggregator abbreviation", max_length=7, blank=True)
+    corporate_status = models.CharField("corporate status", max_length=1)
+    corporate_name = models.CharField("corporate name", max_length=100, blank=True)
+    date_designed = models.DateField(
+        "date designed",
+    )
+    mvv_id = models.CharField("MVV ID", max_length=10, blank=True)
     # Settlement: where the bank pays the merchant, and in which currency.
     bank_account_holder = models.CharField("account holder", max_length=128, blank=True)
     bank_account_number = models.CharField(
@@ -255,7 +261,7 @@ class Merchant(models.Model):
     )
     bank_account_bic = models.CharField("BIC", max_length=11, blank=True)
     bank_account_country = models.CharField("account country", max_length=2, blank=True)
-    settlement_currency = models.CharField(max_length=3, blank=True)
+    settlement_currency = models.CharField("settlement currency", max_length=3, blank=True)
     notification_url = models.URLField(
         "notification URL",
         max_length=2048,
@@ -266,23 +272,27 @@ class Merchant(models.Model):
     status = models.CharField(
         max_length=10, choices=OperatingStatus.choices, default=OperatingStatus.NORMAL
     )
-    security_status = models.CharField(max_length=10, choices=SecurityStatus.choices, blank=True)
+    security_status = models.CharField(
+        "security status", max_length=10, choices=SecurityStatus.choices, blank=True
+    )
     threeds_status = models.CharField(
-        "3DS enrolment",
+        "3-D Secure enrolment",
         max_length=12,
         choices=ThreeDSStatus.choices,
         default=ThreeDSStatus.NOT_ENROLLED,
     )
     threeds_mode = models.CharField(
-        "3DS authentication",
+        "3-D Secure authentication",
         max_length=10,
         choices=ThreeDSMode.choices,
         default=ThreeDSMode.OPTIONAL,
     )
-    threeds_enrolled_at = models.DateTimeField(null=True, blank=True)
-    threeds_deleted_at = models.DateTimeField(null=True, blank=True)
+    threeds_enrolled_at = models.DateTimeField("3-D Secure enrolled at", null=True, blank=True)
+    threeds_deleted_at = models.DateTimeField(
+        "3-D Secure enrolment deleted at", null=True, blank=True
+    )
     threeds_delete_reason = models.CharField(
-        max_length=40, blank=True, choices=ThreeDSDeleteReason.choices
+        "3-D Secure deletion reason", max_length=40, blank=True, choices=ThreeDSDeleteReason.choices
     )
     test_mode = models.BooleanField(
         "connector test mode",
@@ -398,7 +408,7 @@ class MerchantStatusChange(models.Model):
     from_security_status = models.CharField(max_length=10, blank=True)
     to_security_status = models.CharField(max_length=10, blank=True)
     changed_by = models.CharField(max_length=100, help_text="entity:<entityId> or staff:<username>")
-    ndc = models.CharField(max_length=69, blank=True)
+    ndc = models.CharField("request ID", max_length=69, blank=True)
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -440,7 +450,7 @@ class ThreeDSEnrolmentEvent(models.Model):
     action = models.CharField(max_length=6, choices=Action.choices)
     reason = models.CharField(max_length=40, blank=True)
     changed_by = models.CharField(max_length=100)
-    ndc = models.CharField(max_length=69, blank=True)
+    ndc = models.CharField("request ID", max_length=69, blank=True)
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -141,6 +141,23 @@ def _figure(value: tuple[Decimal | None, str], currency: str) -> SafeString:
     return format_html('{} <span class="quiet">({})</span>', _money(amount, currency), why)
 
 
+def _data_value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def duration_words(milliseconds: int | None) -> str:
+    """A validity period as people say it: "7 days", "2 hours 30 minutes", "45 seconds"."""
+    if milliseconds is None:
+        return "-"
+    seconds = milliseconds // 1000
+    parts = []
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count} {unit}{'' if count == 1 else 's'}")
+    return " ".join(parts[:2]) or f"{milliseconds} ms"
+
+
 def _pretty_json(value: Any) -> SafeString:
     return format_html(
         "<pre>{}</pre>", json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
@@ -258,7 +275,7 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
                     ("state", "in_flight_since"),
                     "test_mode",
                     "created_at",
-                    "validity_period_ms",
+                    "validity_period_shown",
                     "expires_at",
                     "closed_at",
                     "request_hash",
@@ -336,9 +353,22 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
         family = results.family_of(obj.result_code)
         return results.FAMILY_NAMES.get(family, family)
 
-    @admin.display(description="data")
+    @admin.display(description="data groups")
     def data_display(self, obj: Payment) -> SafeString:
-        return _pretty_json(obj.data)
+        """The request's data groups (customer, billing, cart, ...) as a table of the API's
+        names and values."""
+        if not obj.data:
+            return format_html("{}", "-")
+        rows = format_html_join(
+            "",
+            "<tr><th><code>{}</code></th><td>{}</td></tr>",
+            ((name, _data_value(value)) for name, value in sorted(obj.data.items())),
+        )
+        return format_html('<table class="data-groups">{}</table>', rows)
+
+    @admin.display(description="validity period")
+    def validity_period_shown(self, obj: Payment) -> str:
+        return duration_words(obj.validity_period_ms)
 
     @admin.display(description="response body")
     def response_display(self, obj: Payment) -> SafeString:

@@ -101,7 +101,7 @@ class Payment(models.Model):
     )
     entity_type = models.CharField(max_length=16)
     payment_type = models.CharField(max_length=2, choices=PaymentType.choices)
-    merchant_transaction_id = models.CharField(max_length=32)
+    merchant_transaction_id = models.CharField("merchant transaction ID", max_length=32)
     request_hash = models.CharField(max_length=64)
     referenced = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
@@ -148,7 +148,7 @@ class Payment(models.Model):
     refunding_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
     reversing_amount = models.DecimalField(max_digits=12, decimal_places=2, default=ZERO)
 
-    validity_period_ms = models.PositiveIntegerField(null=True, blank=True)
+    validity_period_ms = models.PositiveIntegerField("validity period (ms)", null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(
         null=True, blank=True, help_text="Closed by the validityPeriod task."
@@ -157,7 +157,7 @@ class Payment(models.Model):
     transaction_source = models.CharField(max_length=32, blank=True)
     transaction_category = models.CharField(max_length=2, blank=True)
     descriptor = models.CharField(max_length=127, blank=True)
-    merchant_invoice_id = models.CharField(max_length=255, blank=True)
+    merchant_invoice_id = models.CharField("merchant invoice ID", max_length=255, blank=True)
     merchant_memo = models.CharField(max_length=255, blank=True)
     checkout_type = models.CharField(max_length=10, blank=True)
     risk_score = models.CharField(max_length=32, blank=True)

@@ -221,7 +221,7 @@ class PaymentFilter(django_filters.FilterSet):
         field_name="amount", lookup_expr="lte", label="Amount ≤"
     )
     card_last4 = django_filters.CharFilter(label="Card last 4")
-    merchant_transaction_id = django_filters.CharFilter(label="merchantTransactionId")
+    merchant_transaction_id = django_filters.CharFilter(label="Your reference")
     terminal = django_filters.CharFilter(field_name="terminal__terminal_id", label="Terminal")
 
     class Meta:

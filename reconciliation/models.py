@@ -43,7 +43,7 @@ class ExchangeRateChange(models.Model):
     buying_rate = models.DecimalField(max_digits=7, decimal_places=5)
     selling_rate = models.DecimalField(max_digits=7, decimal_places=5)
     changed_by = models.CharField(max_length=100)
-    ndc = models.CharField(max_length=64, blank=True)
+    ndc = models.CharField("request ID", max_length=64, blank=True)
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -80,7 +80,7 @@ class TerminalStatusChange(models.Model):
     from_status = models.CharField(max_length=10)
     to_status = models.CharField(max_length=10)
     changed_by = models.CharField(max_length=100)
-    ndc = models.CharField(max_length=69, blank=True)
+    ndc = models.CharField("request ID", max_length=69, blank=True)
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -125,7 +125,7 @@ class TokenStatusChange(models.Model):
     reason = models.CharField(max_length=32, blank=True)
     suspended_by = models.JSONField(default=list, blank=True)
     changed_by = models.CharField(max_length=100, blank=True)
-    ndc = models.CharField(max_length=64, blank=True)
+    ndc = models.CharField("request ID", max_length=64, blank=True)
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

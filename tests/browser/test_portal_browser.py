@@ -112,12 +112,18 @@ def test_a_morning_in_the_portal(live_server: Any, desk: Tab, shop: Any) -> None
     old = shop.entity.plain_token
     page.click("#rotate")
     page.fill("#rotate-password", PASSWORD)  # typed again, as a password change asks
-    page.click("#rotate-confirm")  # the confirmation; no overlap chosen: the old one stops now
+    # The confirmation proposes a day's overlap (issue 35; before, the old one stopped at once).
+    expect(page.locator("input[name=overlap][value='86400']")).to_be_checked()
+    page.click("#rotate-confirm")
     new = page.locator("#new-token").inner_text()
+    expect(page.locator("#api-token button.copy")).to_have_attribute("data-copy", new)
     client = SpecClient(old, shop.entity.entity_id, "MERCHANT")
     inquiry = {"merchant.id": shop.merchant_id}
-    assert client.get("/pay/v3/merchant/Inquiry", inquiry).status_code == 401
+    assert client.get("/pay/v3/merchant/Inquiry", inquiry).status_code == 200  # for a day
     assert client.get("/pay/v3/merchant/Inquiry", inquiry, token=new).status_code == 200
+    page.click("#end-previous")  # stopping it is a deliberate choice
+    expect(page.locator(".messages")).to_contain_text("previous token no longer works")
+    assert client.get("/pay/v3/merchant/Inquiry", inquiry).status_code == 401
 
     page.click("text=Password")
     expect(page.locator("h1")).to_have_text("Change password")

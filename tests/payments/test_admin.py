@@ -228,9 +228,9 @@ def test_change_page_shows_the_payment_in_fieldsets(admin_client, payer):
     for legend in ("Payment", "Card", "Network answer", "Totals", "Lifecycle", "Data groups"):
         assert f">{legend}</h2>" in page, legend
     assert mtid("order7") in page and "420000" in page and "Jane Doe" in page
-    assert (
-        "&quot;customer.email&quot;: &quot;jane@example.com&quot;" in page
-    )  # pretty-printed, escaped
+    # A table of the data groups (issue 35; before, pretty-printed JSON), escaped.
+    assert "<th><code>customer.email</code></th><td>jane@example.com</td>" in page
+    assert "O&#x27;Neill" in page
     assert "Chain" in page
 
 
