@@ -85,6 +85,7 @@ CHART_STYLE = Style(
 def _chart(kind: type, title: str, **options: Any) -> Any:
     return kind(
         title=title,
+        no_data_text=options.pop("no_data_text", "Nothing in these 30 days"),
         style=CHART_STYLE,
         js=[],  # no tooltips script: nothing is loaded from the network
         disable_xml_declaration=True,
@@ -150,7 +151,10 @@ def overview(request: HttpRequest) -> HttpResponse:
     labels = [f"{d:%d %b}" for d in days]
     volume = _chart(pygal.Bar, f"Sales per day ({currency})", x_label_rotation=60)
     volume.x_labels = labels
-    volume.add(currency, [float(sales_per_day.get(d) or 0) for d in days])
+    if sales_per_day:
+        volume.add(currency, [float(sales_per_day.get(d) or 0) for d in days])
+    else:  # nothing sold: no axis from 0 to 1, the chart says so
+        volume.show_y_labels = volume.show_x_labels = volume.show_y_guides = False
     approval = _chart(pygal.Line, "Approval rate (%)", x_label_rotation=60, range=(0, 100))
     approval.x_labels = labels
     rates = [decided_per_day.get(d) for d in days]
@@ -174,6 +178,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         declines.add(family, [row["n"] if row["family"] == family else None for row in found])
     context = {
         "title": "Overview",
+        "no_payments": not rows,  # one empty state instead of four empty charts
         "today": payment_figures(mine.filter(created_at__gte=start, created_at__lt=end)),
         "month": payment_figures(mine.filter(created_at__gte=month_start, created_at__lt=end)),
         "charts": [

@@ -301,3 +301,20 @@ def test_transactions_in_words_at_1280_pixels(live_server: Any, screen: Tab, day
     expect(page.locator("h1")).to_have_text("The daily file's layout")
     expect(page.locator("table.layout")).to_have_count(3)
     assert not screen.page_errors
+
+
+def test_a_new_merchants_overview_says_so_once(
+    live_server: Any, screen: Tab, enrolled_merchant: Any
+) -> None:
+    """Issue 35: one empty state, not four empty charts and three ways of saying nothing."""
+    user = User.objects.create_user("new-admin", password=PASSWORD)
+    PortalUser.objects.create(user=user, merchant=enrolled_merchant)
+    portal_sign_in(screen, live_server.url, "new-admin")
+    page = screen.page
+    expect(page.locator("#no-payments")).to_contain_text("No payments in the last 30 days")
+    expect(page.locator("p.empty")).to_have_text(
+        ["No payments today yet.", "No payments this month yet."]
+    )
+    expect(page.locator("figure svg")).to_have_count(0)
+    screenshot(screen, "portal-overview-empty.png")
+    assert not screen.page_errors
