@@ -13,7 +13,7 @@ from django.utils import timezone
 from core.business_day import business_day_bounds, business_day_of, last_business_day
 from core.models import OutboxMessage, OutboxStatus
 from payments.models import Payment
-from payments.selectors import declines_by_code, payment_figures
+from payments.selectors import declines_by_code, figures_by_merchant, payment_figures
 from reconciliation.models import Chargeback, ReconFile, SettlementRun
 
 
@@ -25,6 +25,8 @@ def dashboard(now: Any = None) -> dict[str, Any]:
     runs = SettlementRun.objects.filter(day=day)
     return {
         "today": payment_figures(payments),
+        "today_by_merchant": figures_by_merchant(payments),
+        "today_from": start,
         "declines": declines_by_code(payments, limit=10),
         "failed_notifications": OutboxMessage.objects.filter(status=OutboxStatus.FAILED).count(),
         "business_day": day,

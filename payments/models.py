@@ -296,6 +296,23 @@ class Payment(models.Model):
         )
 
     @property
+    def captured_so_far(self) -> Decimal | None:
+        """A successful PA's captured amount (its inquiry answers it); None for anything else."""
+        return self.captured_amount if self._answers_captures else None
+
+    @property
+    def left_to_capture(self) -> Decimal | None:
+        """What a capture may still take of a successful PA, in flight ones counted (0 once it
+        is closed); None for anything else."""
+        if not self._answers_captures:
+            return None
+        return ZERO if self.closed_at is not None else max(self.capturable, ZERO)
+
+    @property
+    def _answers_captures(self) -> bool:
+        return self.payment_type == PaymentType.PA and bool(self.successful)
+
+    @property
     def refundable(self) -> Decimal:
         """What a refund may still take: captured less refunded, done or in flight."""
         return self.captured_amount - self.refunded_amount - self.refunding_amount

@@ -204,3 +204,16 @@ class TestFourEyes:
     def test_a_currency_not_listed_takes_the_default(self, payer):
         debit = paid(payer, amount="10.00", currency="USD")
         assert ask(debit.pk, "RF", "1.00").held  # "*": 0
+
+
+def test_a_pas_inquiry_says_what_is_captured_and_what_is_left(payer):
+    """Issue 35: a PA's inquiry answers capturedAmount and capturableAmount; a DB's neither."""
+    pa = paid(payer, "PA", "100.00")
+    assert payer.ref("CP", pa.pk, "30.00").json()["result"]["code"] == "000.000.000"
+    inquiry = payer.get(pa.pk).json()
+    assert (inquiry["capturedAmount"], inquiry["capturableAmount"]) == ("30.00", "70.00")
+    other = paid(payer, "PA", "300.00")
+    assert ask(other.pk, "RV").held  # the reversal, held for a second approval
+    assert payer.get(other.pk).json()["capturableAmount"] == "0.00"  # nothing left meanwhile
+    debit = payer.get(paid(payer).pk).json()
+    assert "capturedAmount" not in debit and "capturableAmount" not in debit

@@ -301,6 +301,23 @@ def test_the_admin_opens_with_a_dashboard(admin_client, shop, merchant):
     assert "Settlement runs" in page and "Recon files" in page  # the app list follows
 
 
+def test_the_dashboards_today_breaks_down_by_merchant(admin_client, shop, merchant, other_shop):
+    """Issue 35: a click on "By merchant" opens each merchant's Today, each a link to its
+    payments of the day."""
+    import html
+    import re
+
+    other, _ = other_shop
+    page = admin_client.get("/admin/").content.decode()
+    by_merchant = page[page.index('id="today-by-merchant"') :].split("</details>")[0]
+    assert "By merchant (2)" in by_merchant
+    rows = re.findall(r"<tr><td><a href=\"([^\"]+)\"[^>]*>(\d+)", by_merchant)
+    assert [merchant_id for _, merchant_id in rows] == [merchant.merchant_id, other.merchant_id]
+    assert "175.00 EUR (3)" in by_merchant and "77.00 EUR (1)" in by_merchant
+    listed = admin_client.get(html.unescape(rows[1][0]))
+    assert [p.merchant_id for p in listed.context["cl"].result_list] == [other.pk]
+
+
 def test_the_dashboard_is_for_staff_only(client, shop):
     sign_in(client, "shop-admin")  # a portal user is no staff
     response = client.get("/admin/")

@@ -61,6 +61,18 @@ PAYMENT_INQUIRY_ANSWER = Table(
         F("merchantTransactionId", AN(32), attr="merchant_transaction_id"),
         F("merchantMemo", AN(255), attr="merchant_memo"),
         F("transactionSource", AN(32), attr="transaction_source"),
+        F(
+            "capturedAmount",
+            Amount(),
+            attr="captured_so_far",
+            meaning="a successful PA: what its captures took (approved CPs)",
+        ),
+        F(
+            "capturableAmount",
+            Amount(),
+            attr="left_to_capture",
+            meaning="a successful PA: what a capture may still take (0 once closed or reversed)",
+        ),
     ]
 )
 
