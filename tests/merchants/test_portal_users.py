@@ -274,6 +274,22 @@ def test_command_creates_a_portal_user_and_prints_a_one_time_password(merchant):
     portal_user = PortalUser.objects.get()
     assert portal_user.merchant == merchant and portal_user.user.check_password(data["password"])
     assert actions(merchant) == [("ann@shop.example", "CREATED", "command:portal_user")]
+    assert data["role"] == "administrator"
+
+
+def test_command_creates_an_operator(merchant):
+    data = json.loads(
+        run(
+            "create",
+            "--merchant",
+            merchant.merchant_id,
+            "--email",
+            "ops@shop.example",
+            "--role",
+            "operator",
+        )
+    )
+    assert data["role"] == "operator" and PortalUser.objects.get().role == "OPERATOR"
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,12 @@ class Command(BaseCommand):
         )
         create.add_argument("--merchant", required=True, help="merchant.id (1 to 15 digits)")
         create.add_argument("--email", required=True, help="the user's email and user name")
+        create.add_argument(
+            "--role",
+            choices=[role.lower() for role in PortalUser.Role.values],
+            default="administrator",
+            help="what the user may do in the portal (default: administrator)",
+        )
         for name, what in (
             ("deactivate", "refuse the user's sign-in and end its sessions"),
             ("activate", "let a deactivated user sign in again"),
@@ -53,7 +59,9 @@ class Command(BaseCommand):
         action = options["action"]
         try:
             if action == "create":
-                self.create(self.merchant(options["merchant"]), options["email"])
+                self.create(
+                    self.merchant(options["merchant"]), options["email"], options["role"].upper()
+                )
             elif action == "list":
                 self.list(self.merchant(options["merchant"]))
             else:
@@ -73,8 +81,10 @@ class Command(BaseCommand):
             raise CommandError(f"no portal user {email}")
         return portal_user
 
-    def create(self, merchant: Merchant, email: str) -> None:
-        portal_user, password = portal_user_create(merchant=merchant, email=email, changed_by=ACTOR)
+    def create(self, merchant: Merchant, email: str, role: str) -> None:
+        portal_user, password = portal_user_create(
+            merchant=merchant, email=email, changed_by=ACTOR, role=role
+        )
         self.answer(portal_user, password=password)
 
     def change(self, action: str, portal_user: PortalUser) -> None:
@@ -98,6 +108,7 @@ class Command(BaseCommand):
             "username": user.get_username(),
             "active": user.is_active,
             "mustChangePassword": portal_user.must_change_password,
+            "role": portal_user.role.lower(),
             **extra,
         }
         if "password" in extra:
