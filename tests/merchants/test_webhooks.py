@@ -226,3 +226,17 @@ def test_the_docs_decryption_example_opens_a_delivery(payer, hook, receiver):
     scope["SECRETS"][hook.key_id] = hook.secret
     event = scope["open_webhook"](request["headers"], request["raw"])
     assert event["type"] == "PAYMENT" and event["sequence"] == 1
+
+
+def test_staff_see_the_webhooks_and_their_log_in_the_admin(admin_client, hook, payer):
+    from django.urls import reverse
+
+    payer.pay("DB", "1.00")
+    listed = admin_client.get(reverse("admin:merchants_webhook_changelist")).content.decode()
+    assert hook.url in listed and "Payments (final outcomes)" in listed
+    page = admin_client.get(reverse("admin:merchants_webhook_change", args=[hook.pk]))
+    shown = page.content.decode()
+    assert hook.key_id in shown and hook.secret not in shown
+    log = reverse("admin:core_outboxmessage_changelist") + f"?topic=webhook:{hook.pk}"
+    assert log.split("?")[1] in shown.replace("%3A", ":")
+    assert len(admin_client.get(log).context["cl"].result_list) == 1
