@@ -350,3 +350,13 @@ def desk(browser: Any) -> Iterator[Tab]:
 # the payment tests, for pages that show what the link did.
 from tests.issuer.conftest import _issuer_key_files, issuer_keys  # noqa: E402, F401
 from tests.payments.network_host import network  # noqa: E402, F401
+
+
+def portal_sign_in(tab: Tab, base: str, username: str, password: str) -> None:
+    """Sign in to the merchant portal; on its overview when it returns."""
+    page = tab.page
+    page.goto(base + "/portal/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(base + "/portal/")

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Permission, User
 from merchants.models import PortalUser
 from payments.backoffice.models import PaymentAction
 from payments.models import Payment
-from tests.browser.conftest import Tab, expect, screenshot
+from tests.browser.conftest import Tab, expect, portal_sign_in, screenshot
 from tests.conftest import SpecClient
 from tests.payments.conftest import Payer
 
@@ -114,11 +114,7 @@ def test_an_operator_refunds_from_the_portal_once_however_often_clicked(
     user = User.objects.create_user("shop-operator", password=PASSWORD)
     PortalUser.objects.create(user=user, merchant=enrolled_merchant, role=PortalUser.Role.OPERATOR)
     page = screen.page
-    page.goto(live_server.url + "/portal/login/")
-    page.fill("#id_username", "shop-operator")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(live_server.url + "/portal/")
+    portal_sign_in(screen, live_server.url, "shop-operator", PASSWORD)
     expect(page.locator(".bar nav >> text=Developers")).to_have_count(0)  # administrators'
     page.goto(f"{live_server.url}/portal/transactions/{sale}/")
     form = page.locator("#act-RF")
@@ -179,11 +175,7 @@ def test_a_merchant_administrator_adds_a_webhook_and_copies_its_secret(
     tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
     try:
         page = tab.page
-        page.goto(live_server.url + "/portal/login/")
-        page.fill("#id_username", "shop-admin")
-        page.fill("#id_password", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(live_server.url + "/portal/")
+        portal_sign_in(tab, live_server.url, "shop-admin", PASSWORD)
         page.click(".bar nav >> text=Developers")
         page.wait_for_load_state("load")
         form = page.locator("#webhook-add")

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from merchants.models import PortalUser
 from payments.models import Payment
 from tests.browser.conftest import DESKTOP, Tab, expect, screenshot
+from tests.browser.conftest import portal_sign_in as signed_in
 from tests.conftest import SpecClient, code
 from tests.factories import MerchantFactory, TerminalFactory
 from tests.payments.conftest import MASTER, NO_FUNDS, Payer
@@ -215,12 +216,7 @@ def screen(browser: Any) -> Any:
 
 
 def portal_sign_in(tab: Tab, base: str, username: str = "day-admin") -> None:
-    page = tab.page
-    page.goto(base + "/portal/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(base + "/portal/")
+    signed_in(tab, base, username, PASSWORD)
 
 
 def test_the_overviews_columns_start_level(live_server: Any, screen: Tab, day: Any) -> None:

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from merchants.models import Entity, PortalUser
-from tests.browser.conftest import Tab, expect, screenshot
+from tests.browser.conftest import Tab, expect, portal_sign_in, screenshot
 from tests.conftest import SpecClient
 from tests.factories import MerchantFactory
 
@@ -76,12 +76,7 @@ def portal_admin(live_server: Any, desk: Tab) -> Any:
     merchant = MerchantFactory()
     user = User.objects.create_user("shop-admin", password=PASSWORD)
     PortalUser.objects.create(user=user, merchant=merchant)
-    page = desk.page
-    page.goto(live_server.url + "/portal/login/")
-    page.fill("#id_username", "shop-admin")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(live_server.url + "/portal/")
+    portal_sign_in(desk, live_server.url, "shop-admin", PASSWORD)
     return merchant
 
 
