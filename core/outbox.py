@@ -69,8 +69,11 @@ _sealers: dict[str, Sealer] = {}
 
 
 class NotSendable(Exception):
-    """A sealer's refusal (its webhook is gone or disabled): the attempt fails, nothing is
-    posted; the text says why."""
+    """A sealer's refusal (its webhook is gone or switched off): nothing is posted, and the
+    message is FAILED at once (no retry can change it; staff may still deliver it again)."""
+
+
+NOT_SENT = "not sent: "  # a NotSendable attempt's error
 
 
 def register_sealer(name: str, sealer: Sealer) -> None:
@@ -151,6 +154,7 @@ def deliver(event_id: str, *, now: datetime | None = None) -> str:
         message.next_attempt_at = moment + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS)
         message.save(update_fields=["attempts", "next_attempt_at"])
     status, latency, excerpt, error = _post(message)
+    final = error.startswith(NOT_SENT)
     with transaction.atomic():
         message = outbox_message_lock(event_id)
         DeliveryAttempt.objects.create(
@@ -168,7 +172,7 @@ def deliver(event_id: str, *, now: datetime | None = None) -> str:
             message.status = OutboxStatus.DELIVERED
             message.delivered_at = timezone.now()
             outcome = "delivered"
-        elif message.attempts > len(schedule()):
+        elif final or message.attempts > len(schedule()):
             message.status = OutboxStatus.FAILED
             outcome = "failed"
         else:
@@ -234,7 +238,7 @@ def _post(message: OutboxMessage) -> tuple[int | None, int, str, str]:
             **content,
         )
     except NotSendable as exc:
-        return None, _ms(started), "", f"not sent: {exc}"[:200]
+        return None, _ms(started), "", f"{NOT_SENT}{exc}"[:200]
     except outbound.Refused as exc:
         logger.warning("notification %s not sent: %s", message.event_id, exc)
         return None, _ms(started), "", f"refused: {exc}"[:200]

@@ -36,7 +36,9 @@ from core import outbox, vault
 from core.models import OutboxMessage
 from core.outbound import url_problem
 
+from .lock_objects import merchant_lock
 from .models import Merchant, Webhook
+from .services.merchants import masked_account
 
 SECRET_PURPOSE = "webhook-secret"
 SEALING = "webhook"
@@ -61,7 +63,9 @@ def _new_secret() -> tuple[str, str]:
 
 
 def _refresh_events(merchant: Merchant) -> None:
-    """Merchant.webhook_events from its active webhooks (in the caller's transaction)."""
+    """Merchant.webhook_events from its active webhooks (in the caller's transaction, under the
+    merchant's lock: two changes of its webhooks at once cannot leave a stale list)."""
+    merchant_lock(merchant.pk)
     taken = sorted(
         {event for hook in merchant.webhooks.filter(active=True) for event in hook.events}
     )
@@ -208,7 +212,7 @@ HIDDEN_CARD_FIELDS = ("holder", "expiryMonth", "expiryYear")
 
 def without_card_details(answer: dict[str, Any]) -> dict[str, Any]:
     """The API's answer as a webhook carries it: the card by BIN and last four only (no holder,
-    no expiry)."""
+    no expiry), the merchant's settlement account number masked as its pages show it."""
     payload = {
         key: value
         for key, value in answer.items()
@@ -217,4 +221,10 @@ def without_card_details(answer: dict[str, Any]) -> dict[str, Any]:
     card = payload.get("card")
     if isinstance(card, dict):
         payload["card"] = {k: v for k, v in card.items() if k not in HIDDEN_CARD_FIELDS}
+    merchant = payload.get("merchant")
+    if isinstance(merchant, dict) and isinstance(merchant.get("bankAccount"), dict):
+        account = dict(merchant["bankAccount"])
+        if account.get("number"):
+            account["number"] = masked_account(str(account["number"]))
+        payload["merchant"] = {**merchant, "bankAccount": account}
     return payload

@@ -48,6 +48,7 @@ from .backoffice.services import (
     Possible,
     action_request,
     possible_actions,
+    said,
 )
 from .models import Payment, PaymentType
 from .registrations.models import Registration
@@ -386,6 +387,7 @@ def act(request: HttpRequest, payment_id: str, kind: str) -> HttpResponseBase:
                     channel=PaymentAction.Channel.PORTAL,
                     actor=f"portal:{request.user.get_username()}",
                     merchant=request.merchant,  # type: ignore[attr-defined]
+                    user_id=request.user.pk,
                 )
             )
         except ActionRefused as refused:
@@ -397,15 +399,8 @@ def act(request: HttpRequest, payment_id: str, kind: str) -> HttpResponseBase:
 
 
 def _said(request: HttpRequest, outcome: ActionOutcome) -> None:
-    done, action = outcome.payment, outcome.action
-    what = f"{action.get_kind_display()} of {done.amount} {done.currency}"
-    words = f"{done.result_description} ({done.result_code})"
-    if outcome.replayed:
-        messages.info(request, f"This form was sent already: {what}: {words}.")
-    elif done.successful:
-        messages.success(request, f"{what}: {words}.")
-    else:
-        messages.error(request, f"{what} was refused: {words}.")
+    words = said(outcome)
+    messages.add_message(request, getattr(messages, words.level.upper()), words.text)
 
 
 def _overview_operations() -> dict[str, dict[str, Any]]:
@@ -485,11 +480,18 @@ def _act_operations() -> dict[str, dict[str, Any]]:
 def registrations(request: HttpRequest) -> HttpResponse:
     merchant = request.merchant  # type: ignore[attr-defined]
     stored = Registration.objects.filter(merchant=merchant).order_by("-created_at", "-pk")
-    return list_page(request, stored, "portal/registrations.html", "Stored cards")
+    may_deregister = request.portal_user.role in ACTING_ROLES  # type: ignore[attr-defined]
+    return list_page(
+        request,
+        stored,
+        "portal/registrations.html",
+        "Stored cards",
+        extra={"may_deregister": may_deregister},
+    )
 
 
 @page_methods("POST")
-@portal_view
+@portal_view(roles=ACTING_ROLES)
 def deregister(request: HttpRequest, registration_id: str) -> HttpResponseBase:
     """Destroy a stored card of the merchant's (another's: 404), as DELETE /registrations/{id}."""
     merchant = request.merchant  # type: ignore[attr-defined]
@@ -508,8 +510,8 @@ def _deregister_operations() -> dict[str, dict[str, Any]]:
     return {
         "post": portal_page(
             "portal_deregister",
-            "Portal: deregister a stored card",
-            {},
+            "Portal: deregister a stored card (operators, administrators)",
+            {"403": html("A viewer: the role allows reading only.")},
             parameters=[hex_id_parameter("registration_id", "The registration's id.")],
             form=("csrfmiddlewaretoken",),
         )

@@ -456,8 +456,8 @@ _BIN_AND_LAST4 = re.compile(r"(\d{6})\s*(?:\.{2,3}|…|\*+|x+|\s)\s*(\d{4})", re
 def payments_found(payments: QuerySet[Payment], term: str) -> QuerySet[Payment]:
     """The payments that a dispute or a phone call's identifier names, whichever it is: the id
     or its first characters (as lists show it: 10), merchantTransactionId, ARN, RRN, STAN,
-    approval code, the card's BIN and last four ("411111…1111", "411111 1111"), or either alone,
-    or the merchant's id.
+    approval code, the card's BIN and last four ("411111…1111", "411111 1111") or its last four
+    alone, or the merchant's id.
     Each is an exact match on an indexed column (an id's prefix a range on the primary key)."""
     term = term.strip()
     if not term:
@@ -475,12 +475,12 @@ def payments_found(payments: QuerySet[Payment], term: str) -> QuerySet[Payment]:
             matches |= Q(acquirer_ref_no=term)
         if len(term) == 12:
             matches |= Q(retrieval_ref_no=term)
-        if len(term) == 6:
-            matches |= Q(stan=term) | Q(card_bin=term)
+        if len(term) == 6:  # a BIN alone names too many payments: BIN and last four do
+            matches |= Q(stan=term)
         if len(term) == 4:
             matches |= Q(card_last4=term)
-        if len(term) == 8:
-            matches |= Q(merchant__merchant_id=term)
+        if len(term) == 8:  # the merchant's, by its unique id (no join over every payment)
+            matches |= Q(merchant_id__in=Merchant.objects.filter(merchant_id=term).values("pk"))
     if len(term) == 6 and term.isalnum():
         matches |= Q(auth_code=term.upper())
     return payments.filter(matches)

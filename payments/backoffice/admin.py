@@ -48,22 +48,8 @@ def change_url(payment_id: str) -> str:
 
 def report(request: HttpRequest, outcome: services.ActionOutcome) -> None:
     """The answer, in words, as a message on the payment's page."""
-    action, payment = outcome.action, outcome.payment
-    what = f"{action.get_kind_display()} {payment.pk[:10]}"
-    said = f"{payment.result_code} {payment.result_description}"
-    if outcome.replayed:
-        messages.info(request, f"This form was sent already: {what} answered {said}.")
-    elif outcome.held:
-        messages.warning(
-            request,
-            f"{what} waits for a second staff member's approval (above "
-            f"{services.approval_threshold(action.currency)} {action.currency}); "
-            "its amount is held until then.",
-        )
-    elif payment.successful:
-        messages.success(request, f"{what}: {said}.")
-    else:
-        messages.error(request, f"{what} was refused: {said}.")
+    words = services.said(outcome)
+    messages.add_message(request, getattr(messages, words.level.upper()), words.text)
 
 
 def act_view(
@@ -93,6 +79,7 @@ def act_view(
                     key=form.cleaned_data["key"],
                     channel=PaymentAction.Channel.ADMIN,
                     actor=staff_actor(request),
+                    user_id=request.user.pk,
                 )
             )
         except services.ActionRefused as refused:
@@ -125,7 +112,7 @@ def decide_view(
         PaymentAction.objects.select_related("original", "payment"), pk=action_id
     )
     actor = staff_actor(request)
-    own = action.requested_by == actor
+    own = action.requested_by == actor or action.requested_by_user_id == request.user.pk
     may_approve = request.user.has_perm(APPROVE) and not own
     may_reject = request.user.has_perm(APPROVE) or own
     if not (may_approve or may_reject):
@@ -134,7 +121,9 @@ def decide_view(
         note = request.POST.get("note", "")
         try:
             if "approve" in request.POST and may_approve:
-                payment = services.action_approve(action_id=action.pk, actor=actor)
+                payment = services.action_approve(
+                    action_id=action.pk, actor=actor, user_id=request.user.pk
+                )
                 done = "approved and sent"
             elif "reject" in request.POST and may_reject:
                 payment = services.action_reject(action_id=action.pk, actor=actor, note=note)

@@ -20,7 +20,7 @@ class ActionForm(forms.Form):
         widget=forms.TextInput(attrs={"size": 60}),
         help_text="Why: kept with the operation, with your name and the time.",
     )
-    key = forms.CharField(widget=forms.HiddenInput, max_length=64)
+    key = forms.RegexField(regex=r"^[0-9a-f]{32}$", widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, kind: str, up_to: Decimal | None, currency: str, **kwargs: Any):
         super().__init__(*args, **kwargs)

@@ -52,6 +52,14 @@ class PaymentAction(models.Model):
     requested_by = models.CharField(
         max_length=160, help_text="staff:<username> or portal:<username>"
     )
+    requested_by_user = models.ForeignKey(
+        "auth.User",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Who asked, by user (a renamed user is still the one who asked).",
+    )
     requested_at = models.DateTimeField(auto_now_add=True, db_index=True)
     state = models.CharField(max_length=17, choices=State.choices)
     decided_by = models.CharField(max_length=160, blank=True)

@@ -17,6 +17,7 @@ same services as the API (payments.services.referenced), with the same result co
   decision and the payment left undone.
 """
 
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -38,6 +39,7 @@ from ..services import referenced
 from ..services.types import Caller, Money
 from .models import PaymentAction
 
+logger = logging.getLogger("payments.backoffice")
 Kind = PaymentAction.Kind
 State = PaymentAction.State
 Channel = PaymentAction.Channel
@@ -59,6 +61,7 @@ class ActionRequest:
     channel: str
     actor: str  # staff:<username> or portal:<username>
     merchant: Merchant | None = None  # the portal's own merchant: only its payments
+    user_id: int | None = None  # the person's user (four eyes compare it, not the name)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,34 @@ class ActionOutcome:
     @property
     def held(self) -> bool:
         return self.action.state == State.AWAITING_APPROVAL
+
+
+@dataclass(frozen=True)
+class Said:
+    """An operation's answer in words, for a page's message: `level` is "info" (the form was
+    sent already), "warning" (held for a second approval), "success" or "error"."""
+
+    level: str
+    text: str
+
+
+def said(outcome: "ActionOutcome") -> Said:
+    action, payment = outcome.action, outcome.payment
+    amount = "" if payment.amount is None else f" of {payment.amount} {payment.currency}"
+    what = f"{action.get_kind_display()}{amount}"
+    words = f"{payment.result_code} {payment.result_description}"
+    if outcome.replayed:
+        return Said("info", f"This form was sent already: {what} answered {words}.")
+    if outcome.held:
+        limit = approval_threshold(action.currency)
+        return Said(
+            "warning",
+            f"{what} waits for a second staff member's approval (above {limit} "
+            f"{action.currency}); its amount is held until then.",
+        )
+    if payment.successful:
+        return Said("success", f"{what}: {words}.")
+    return Said("error", f"{what} was refused: {words}.")
 
 
 class ActionRefused(Exception):
@@ -90,12 +121,8 @@ def action_request(request: ActionRequest) -> ActionOutcome:
     """Ask for the operation (see the module's note); its outcome, the payment it made."""
     original = _original(request.original_id, request.merchant)
     amount = _checked(request, original)
-    fields = {
-        "kind": request.kind,
-        "original": original.pk,
-        "amount": amount,
-        "reason": request.reason.strip(),
-    }
+    # The operation, not the words: the form sent again with its reason edited is the same one.
+    fields = {"kind": request.kind, "original": original.pk, "amount": amount}
     action, created = _recorded(request, original, amount)
     if not created and (action.kind, action.original_id, action.amount) != (
         request.kind,
@@ -113,14 +140,7 @@ def action_request(request: ActionRequest) -> ActionOutcome:
     payment = outcome.payment
     assert payment is not None
     if action.payment_id is None:
-        state = (
-            State.AWAITING_APPROVAL
-            if payment.result_code == (payment_results.APPROVAL_AWAITED.code)
-            else State.SENT
-        )
-        PaymentAction.objects.filter(pk=action.pk, payment__isnull=True).update(
-            payment=payment, state=state
-        )
+        _link(action, payment)
         action.refresh_from_db()
     return ActionOutcome(action, payment, replayed=not created)
 
@@ -170,6 +190,7 @@ def _recorded(
                 reason=request.reason.strip()[:255],
                 channel=request.channel,
                 requested_by=request.actor,
+                requested_by_user_id=request.user_id,
                 state=State.SENT,
             ), True
     except IntegrityError:  # the same form, sent at the same moment: the first one's
@@ -185,7 +206,7 @@ def _perform(
     hold: bool,
 ) -> referenced.PaymentOutcome:
     caller = Caller(original.entity, original.entity_type, original.merchant, original.terminal)
-    reference = f"bo-{action.key[:29]}"
+    reference = _reference(action)
     if kind == Kind.REVERSE:
         return referenced.payment_reverse(
             caller=caller,
@@ -218,10 +239,10 @@ def _perform(
 # --- the second approval ------------------------------------------------------------------------
 
 
-def action_approve(*, action_id: str, actor: str) -> Payment | None:
+def action_approve(*, action_id: str, actor: str, user_id: int | None = None) -> Payment | None:
     """A second staff member approves a held refund or reversal: it is sent. Refused for the
-    one who asked, and once decided."""
-    _decide(action_id, actor, State.APPROVED, note="")
+    one who asked (by user, and by name), and once decided."""
+    _decide(action_id, actor, State.APPROVED, note="", user_id=user_id)
     return _carry_out(PaymentAction.objects.get(pk=action_id))
 
 
@@ -232,10 +253,12 @@ def action_reject(*, action_id: str, actor: str, note: str = "") -> Payment | No
     return _carry_out(PaymentAction.objects.get(pk=action_id))
 
 
-def _decide(action_id: str, actor: str, state: str, note: str) -> None:
+def _decide(action_id: str, actor: str, state: str, note: str, user_id: int | None = None) -> None:
     awaiting = PaymentAction.objects.filter(pk=action_id, state=State.AWAITING_APPROVAL)
     if state == State.APPROVED:
         awaiting = awaiting.exclude(requested_by=actor)
+        if user_id is not None:
+            awaiting = awaiting.exclude(requested_by_user_id=user_id)
     decided = awaiting.update(
         state=state, decided_by=actor, decided_at=timezone.now(), decision_note=note[:255]
     )
@@ -267,9 +290,12 @@ def _carry_out(action: PaymentAction) -> Payment | None:
 
 
 def sweep(*, now: datetime | None = None) -> dict[str, int]:
-    """Beat: expire what waited longer than BACKOFFICE_APPROVAL_HOURS, and finish any decision
-    whose payment is still held (a process died between the two)."""
+    """Beat: take in held operations whose action a dying process left unlinked, expire what
+    waited longer than BACKOFFICE_APPROVAL_HOURS, and finish any decision whose payment is
+    still held (a process died between the two). One that fails is logged and left to the next
+    pass; it holds up no other."""
     now = now or timezone.now()
+    _adopt_orphans(now)
     cutoff = now - timedelta(hours=settings.BACKOFFICE_APPROVAL_HOURS)
     expired = PaymentAction.objects.filter(
         state=State.AWAITING_APPROVAL, requested_at__lt=cutoff
@@ -280,9 +306,42 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     )
     finished = 0
     for action in unfinished:
-        if _carry_out(action) is not None:
-            finished += 1
+        try:
+            if _carry_out(action) is not None:
+                finished += 1
+        except Exception:  # noqa: BLE001 - the next pass tries again
+            logger.exception("payment operation %s: its decision not carried out", action.pk)
     return {"expired": expired, "finished": finished}
+
+
+ORPHAN_AFTER = timedelta(minutes=1)
+
+
+def _adopt_orphans(now: datetime) -> None:
+    """An action still without its payment a minute after it was asked: the process died
+    between the claim (which committed, a held one with its amount reserved) and linking it.
+    Its payment is found by the reference the key made and linked, so that a held one is
+    decided (or expires) and releases what it holds."""
+    for action in PaymentAction.objects.filter(
+        payment__isnull=True, requested_at__lt=now - ORPHAN_AFTER
+    ).select_related("original"):
+        payment = Payment.objects.filter(
+            merchant_id=action.original.merchant_id, merchant_transaction_id=_reference(action)
+        ).first()
+        if payment is not None:
+            _link(action, payment)
+
+
+def _link(action: PaymentAction, payment: Payment) -> None:
+    held = payment.result_code == payment_results.APPROVAL_AWAITED.code
+    PaymentAction.objects.filter(pk=action.pk, payment__isnull=True).update(
+        payment=payment, state=State.AWAITING_APPROVAL if held else State.SENT
+    )
+
+
+def _reference(action: PaymentAction) -> str:
+    """The merchantTransactionId of the operation an action asks for."""
+    return f"bo-{action.key[:29]}"
 
 
 # --- what a page offers -------------------------------------------------------------------------

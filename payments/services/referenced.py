@@ -24,6 +24,7 @@ from . import advices, engine, network
 from .engine import Claim
 from .initial import merchant_refusal
 from .lock_objects import original_lock, payments_lock
+from .trace import trace_ids
 from .types import NO_DETAILS, Caller, Details, Money, PaymentOutcome
 
 
@@ -150,16 +151,27 @@ def _referenced(
 
 def held_send(*, payment_id: str) -> Payment | None:
     """Send a held operation (approved) to the network, as its claim would have: in flight under
-    the locks of it and its originals, then asked outside any transaction and finalized. None
-    when it is no longer held (approved, rejected or expired meanwhile)."""
+    the locks of it and its originals, then asked outside any transaction and finalized. It is
+    booked when it is sent: its time (settlement's day), STAN and RRN are the send's, not the
+    request's. A merchant or terminal that may no longer transact refuses it (its reservation
+    released), as a new request would be. None when it is no longer held (approved, rejected or
+    expired meanwhile)."""
     with transaction.atomic(durable=True):
-        held = Payment.objects.select_related("merchant", "terminal").get(pk=payment_id)
+        held = Payment.objects.select_related("merchant", "terminal", "entity").get(pk=payment_id)
         locked = _chain_locked(held)
         payment = locked.pop(payment_id)
         if payment.state != PaymentState.PENDING:
             return None
         payment.merchant, payment.terminal = held.merchant, held.terminal
-        engine.mark_in_flight(payment)
+        caller = Caller(held.entity, held.entity_type, held.merchant, held.terminal)
+        refusal = merchant_refusal(caller)
+        if refusal is not None:
+            answer = NetworkAnswer(refusal)
+            settle(payment, locked, answer)
+            return engine.finish(payment, answer)
+        now = engine.mark_in_flight(payment)
+        payment.created_at = now
+        payment.stan, payment.retrieval_ref_no = trace_ids(now)
         payment.save(update_fields=IN_FLIGHT_FIELDS)
     assert payment.referenced_id is not None
     original = locked[payment.referenced_id]
@@ -194,6 +206,9 @@ IN_FLIGHT_FIELDS = [
     "result_code",
     "result_description",
     "response_body",
+    "created_at",
+    "stan",
+    "retrieval_ref_no",
 ]
 
 

@@ -217,3 +217,72 @@ def test_a_pas_inquiry_says_what_is_captured_and_what_is_left(payer):
     assert payer.get(other.pk).json()["capturableAmount"] == "0.00"  # nothing left meanwhile
     debit = payer.get(paid(payer).pk).json()
     assert "capturedAmount" not in debit and "capturableAmount" not in debit
+
+
+class TestWhatAReviewFound:
+    """Issue 35's review: a held operation is booked when sent, an orphan hold is taken in, a
+    merchant that may no longer transact refuses it, the form sent again with an edited reason
+    replays, a renamed requester still cannot approve."""
+
+    def test_an_approved_hold_is_booked_when_it_is_sent(self, payer):
+        debit = paid(payer)
+        held = ask(debit.pk, "RF", "120.00")
+        yesterday = timezone.now() - timedelta(days=1)
+        Payment.objects.filter(pk=held.payment.pk).update(created_at=yesterday)
+        asked_stan = held.payment.stan
+        refund = services.action_approve(action_id=held.action.pk, actor="staff:bob")
+        refund.refresh_from_db()
+        assert refund.created_at > timezone.now() - timedelta(minutes=1)  # today's settlement
+        assert refund.stan != asked_stan  # drawn when sent (its RRN is the original's)
+
+    def test_a_merchant_that_may_no_longer_transact_refuses_the_held_one(self, payer):
+        debit = paid(payer)
+        held = ask(debit.pk, "RF", "120.00")
+        merchant = debit.merchant
+        merchant.status = "BLOCKED"
+        merchant.save()
+        refund = services.action_approve(action_id=held.action.pk, actor="staff:bob")
+        assert refund.result_code != "000.000.000" and not refund.successful
+        debit.refresh_from_db()
+        assert (debit.refunding_amount, debit.refunded_amount) == (0, 0)
+
+    def test_a_hold_whose_action_a_dying_process_left_unlinked_is_taken_in(self, payer):
+        debit = paid(payer)
+        held = ask(debit.pk, "RF", "120.00")
+        long_ago = timezone.now() - timedelta(hours=25)
+        PaymentAction.objects.filter(pk=held.action.pk).update(
+            payment=None, state=State.SENT, requested_at=long_ago
+        )  # as if the process died between the claim and linking it
+        assert services.sweep() == {"expired": 1, "finished": 1}
+        debit.refresh_from_db()
+        assert debit.refunding_amount == 0  # released
+        assert PaymentAction.objects.get().payment == held.payment
+
+    def test_the_form_sent_again_with_its_reason_edited_replays(self, payer):
+        debit = paid(payer)
+        key = services.new_key()
+        first = ask(debit.pk, "RF", "10.00", key=key)
+        again = ask(debit.pk, "RF", "10.00", key=key, reason="typo fixed")
+        assert again.replayed and again.payment.pk == first.payment.pk
+
+    def test_a_renamed_requester_still_cannot_approve(self, payer):
+        from django.contrib.auth.models import User
+
+        alice = User.objects.create_user("alice", is_staff=True)
+        debit = paid(payer)
+        held = services.action_request(
+            services.ActionRequest(
+                original_id=debit.pk,
+                kind="RF",
+                amount=Decimal("120.00"),
+                reason="r",
+                key=services.new_key(),
+                channel="ADMIN",
+                actor="staff:alice",
+                user_id=alice.pk,
+            )
+        )
+        with pytest.raises(services.ActionRefused, match="not the one who asked"):
+            services.action_approve(
+                action_id=held.action.pk, actor="staff:alice2", user_id=alice.pk
+            )

@@ -69,7 +69,8 @@ def test_the_admin(client, admin_client):
     assert_strict(admin_client.get("/admin/merchants/merchant/add/"))
 
 
-def test_the_portal(client, merchant):
+def test_the_portal(client, merchant, payer):
+    payer.pay("DB", "10.00")  # the overview draws its charts from the first payment on
     assert_strict(client.get("/portal/login/"))
     user = User.objects.create_user("shop-admin", password=PASSWORD)
     PortalUser.objects.create(user=user, merchant=merchant)

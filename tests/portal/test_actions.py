@@ -151,3 +151,13 @@ def test_staff_set_the_role_and_the_history_keeps_it(merchant):
     assert not merchant_services.portal_user_set_role(
         portal_user=portal_user, role=Role.VIEWER, changed_by="staff:alice"
     )
+
+
+def test_a_viewer_cannot_deregister_a_stored_card(client, merchant, payer):
+    from payments.registrations.models import Registration
+
+    stored = payer.pay("DB", "10.00", createRegistration="true").json()["registrationId"]
+    signed_in(client, merchant, Role.VIEWER)
+    assert "Deregister" not in client.get("/portal/registrations/").content.decode()
+    assert client.post(f"/portal/registrations/{stored}/deregister/").status_code == 403
+    assert Registration.objects.get(pk=stored).status == "ACTIVE"
