@@ -43,7 +43,7 @@ class TerminalInline(HistoryInline):
         "created_at",
     )
 
-    @admin.display(description="pos.terminalId")
+    @admin.display(description="terminal ID")
     def terminal_link(self, obj: Terminal) -> str:
         url = reverse("admin:terminals_terminal_change", args=[obj.pk])
         return format_html('<a href="{}">{}</a>', url, obj.terminal_id)

@@ -28,9 +28,9 @@ class TerminalCreateForm(TerminalDataForm):
     # terminal_id is not editable on the model (never changed after creation), so the form
     # declares it and the service sets it.
     terminal_id = forms.CharField(
-        label="pos.terminalId",
+        label="Terminal ID",
         max_length=8,
-        help_text="Up to 8 letters, digits or underscores, unique across the acquirer. "
+        help_text="pos.terminalId: up to 8 letters, digits or underscores, unique across the acquirer. "
         "Cannot be changed later.",
     )
 

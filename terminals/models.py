@@ -41,7 +41,7 @@ TERMINAL_DATA_FIELDS: tuple[str, ...] = (
 
 
 class Terminal(models.Model):
-    terminal_id = models.CharField("pos.terminalId", max_length=8, unique=True, editable=False)
+    terminal_id = models.CharField("terminal ID", max_length=8, unique=True, editable=False)
     merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="terminals")
     name = models.CharField(max_length=32)
     device_id = models.CharField("device serial number", max_length=32)
