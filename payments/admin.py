@@ -71,7 +71,7 @@ class ResultFamilyFilter(admin.SimpleListFilter):
 
 
 class CreatedBetween(RangeFilter):
-    title = "date created (UTC)"
+    title = "date range (UTC)"
     field = "created_at__date"
     input_type = "date"
 

@@ -197,3 +197,31 @@ def test_a_merchant_administrator_adds_a_webhook_and_copies_its_secret(
         assert not tab.page_errors
     finally:
         tab.close()
+
+
+def test_staff_find_a_payment_by_its_rrn_and_narrow_by_amount(
+    live_server: Any, screen: Tab, enrolled_merchant: Any
+) -> None:
+    """Issue 35: the search box takes a dispute's identifier; "By amount" is a range typed in."""
+    small = a_sale(enrolled_merchant, "12.00")
+    large = a_sale(enrolled_merchant, "480.00")
+    rrn = Payment.objects.get(pk=large).retrieval_ref_no
+    staff_member("dora", "view_payment")
+    page = screen.page
+    admin_sign_in(screen, live_server.url, "dora")
+    page.goto(live_server.url + "/admin/payments/payment/")
+    page.fill("#searchbar", rrn)
+    page.press("#searchbar", "Enter")
+    rows = page.locator("#result_list tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text(large[:10])
+    page.goto(live_server.url + "/admin/payments/payment/")
+    page.click("details[data-filter-title='amount'] summary")
+    page.fill("input[name=amount__gte]", "100")
+    screenshot(screen, "admin-payments-search.png")
+    page.click("details[data-filter-title='amount'] input[type=submit]")
+    expect(rows).to_have_count(1)
+    expect(rows.first).not_to_contain_text(small[:10])
+    expect(page.locator("details[data-filter-title='amount'] summary")).to_contain_text("100 to …")
+    assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
+    assert not screen.page_errors
