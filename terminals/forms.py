@@ -30,8 +30,8 @@ class TerminalCreateForm(TerminalDataForm):
     terminal_id = forms.CharField(
         label="Terminal ID",
         max_length=8,
-        help_text="pos.terminalId: up to 8 letters, digits or underscores, unique across the acquirer. "
-        "Cannot be changed later.",
+        help_text="pos.terminalId: up to 8 letters, digits or underscores, unique across the "
+        "acquirer. Cannot be changed later.",
     )
 
     class Meta(TerminalDataForm.Meta):
