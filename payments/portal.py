@@ -44,7 +44,6 @@ from .backoffice.models import PaymentAction
 from .backoffice.services import (
     ActionOutcome,
     ActionRefused,
-    ActionRequest,
     Possible,
     action_request,
     possible_actions,
@@ -378,16 +377,12 @@ def act(request: HttpRequest, payment_id: str, kind: str) -> HttpResponseBase:
     if form.is_valid():
         try:
             outcome = action_request(
-                ActionRequest(
+                form.action_request(
                     original_id=payment.pk,
-                    kind=kind,
-                    amount=form.cleaned_data.get("amount"),
-                    reason=form.cleaned_data["reason"],
-                    key=form.cleaned_data["key"],
                     channel=PaymentAction.Channel.PORTAL,
                     actor=f"portal:{request.user.get_username()}",
-                    merchant=request.merchant,  # type: ignore[attr-defined]
                     user_id=request.user.pk,
+                    merchant=request.merchant,  # type: ignore[attr-defined]
                 )
             )
         except ActionRefused as refused:

@@ -71,12 +71,8 @@ def act_view(
     if request.method == "POST" and form.is_valid():
         try:
             outcome = services.action_request(
-                services.ActionRequest(
+                form.action_request(
                     original_id=payment.pk,
-                    kind=kind,
-                    amount=form.cleaned_data.get("amount"),
-                    reason=form.cleaned_data["reason"],
-                    key=form.cleaned_data["key"],
                     channel=PaymentAction.Channel.ADMIN,
                     actor=staff_actor(request),
                     user_id=request.user.pk,

@@ -5,7 +5,9 @@ from typing import Any
 
 from django import forms
 
-from .services import new_key
+from merchants.models import Merchant
+
+from .services import ActionRequest, new_key
 
 
 class ActionForm(forms.Form):
@@ -35,3 +37,25 @@ class ActionForm(forms.Form):
             amount.label = f"Amount ({currency})"
             amount.help_text = f"At most {up_to} {currency}."
             amount.initial = up_to
+
+    def action_request(
+        self,
+        *,
+        original_id: str,
+        channel: str,
+        actor: str,
+        user_id: int | None,
+        merchant: Merchant | None = None,
+    ) -> ActionRequest:
+        """What the valid form asks for, by whom, through which channel."""
+        return ActionRequest(
+            original_id=original_id,
+            kind=self.kind,
+            amount=self.cleaned_data.get("amount"),
+            reason=self.cleaned_data["reason"],
+            key=self.cleaned_data["key"],
+            channel=channel,
+            actor=actor,
+            merchant=merchant,
+            user_id=user_id,
+        )
