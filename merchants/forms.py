@@ -293,8 +293,10 @@ class PortalUserInlineForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             user = self.instance.user
-            self.fields["email"].initial = user.email or user.username
-            self.fields["email"].disabled = True
+            # Shown, never sent back: a user name of before emails (the demo's) is not checked.
+            self.fields["email"] = forms.CharField(
+                required=False, disabled=True, initial=user.email or user.username
+            )
             self.fields["active"].initial = user.is_active
             self.fields["role"].initial = self.instance.role
         else:

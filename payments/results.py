@@ -219,7 +219,8 @@ APPROVAL_AWAITED = _d(
 )
 APPROVAL_REJECTED = _d(
     "700.400.800",
-    "refused at the acquirer: a second staff member rejected it; nothing was sent",
+    "refused at the acquirer: rejected by a second staff member, or withdrawn, before it was "
+    "sent; nothing was sent",
     BACKOFFICE,
 )
 APPROVAL_EXPIRED = _d(

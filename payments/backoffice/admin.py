@@ -14,6 +14,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from core.admin import ReadOnlyMixin, amount_column, staff_actor
+from core.display import result_html
 
 from ..models import Payment, payment_type_name
 from . import services
@@ -161,6 +162,7 @@ class PaymentActionAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "amount_shown",
         "original_shown",
         "state_shown",
+        "result_shown",
         "requested_by",
         "reason",
         "decided_by",
@@ -168,7 +170,7 @@ class PaymentActionAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_filter = ("state", "kind", "channel")
     search_fields = ("=original__id", "=payment__id", "requested_by", "decided_by", "reason")
     date_hierarchy = "requested_at"
-    list_select_related = ("original",)
+    list_select_related = ("original", "payment")
     ordering = ("-requested_at",)
     list_per_page = 50
 
@@ -189,6 +191,13 @@ class PaymentActionAdmin(ReadOnlyMixin, admin.ModelAdmin):
             return format_html("{}", action.get_state_display())
         url = reverse("admin:payments_paymentaction_decide", args=[action.pk])
         return format_html('<a href="{}">{}</a>', url, "Awaiting approval: decide")
+
+    @admin.display(description="result")
+    def result_shown(self, action: PaymentAction) -> SafeString:
+        """What the operation answered (a "Sent" one may have been refused)."""
+        if action.payment is None:
+            return format_html("{}", "-")
+        return result_html(action.payment.result_code, action.payment.result_description)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [f.name for f in self.model._meta.fields]

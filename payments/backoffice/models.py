@@ -68,6 +68,7 @@ class PaymentAction(models.Model):
 
     class Meta:
         ordering = ["-requested_at"]
+        verbose_name = "payment operation"
         permissions = [
             (
                 "approve_paymentaction",

@@ -363,7 +363,11 @@ def possible_actions(payment: Payment) -> list[Possible]:
     found = []
     if kind == "PA" and payment.closed_at is None and payment.capturable > 0:
         found.append(Possible(Kind.CAPTURE, "Capture", payment.capturable))
-    if kind in ("PA", "DB", "CD") and payment.reversible > 0:
+    given_back = payment.refunded_amount + payment.refunding_amount
+    captured = payment.captured_amount + payment.capturing_amount if kind == "PA" else 0
+    if kind in ("PA", "DB", "CD") and payment.reversible > 0 and not (given_back or captured):
+        # As the reversal's workflow has it: nothing refunded (or being refunded), a PA not
+        # captured (refund it instead).
         found.append(Possible(Kind.REVERSE, "Reverse (void)", None))
     refundable = payment.refundable - (payment.reversed_amount if kind == "DB" else 0)
     if kind in ("PA", "DB") and refundable > 0:

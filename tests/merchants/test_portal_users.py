@@ -401,3 +401,23 @@ def test_a_reset_password_lets_a_locked_out_user_in_at_once(client, merchant, se
     new = services.portal_user_reset_password(portal_user=portal_user, changed_by=STAFF)
 
     assert sign_in(client, "ann@shop.example", new).status_code == 302
+
+
+def test_a_portal_user_named_before_emails_does_not_block_the_merchants_page(
+    admin_client, merchant
+):
+    """The demo's portal user is `merchant-admin`, not an email (issue 35's new-user try): its
+    row is shown, never checked as an email, so the merchant's page still saves."""
+    from django.urls import reverse
+
+    from tests.merchants.test_admin import change_form_data
+
+    user = User.objects.create_user("merchant-admin", password="x")
+    PortalUser.objects.create(user=user, merchant=merchant)
+    url = reverse("admin:merchants_merchant_change", args=[merchant.pk])
+    data = change_form_data(admin_client.get(url))
+    data["city"] = "Hamburg"
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    merchant.refresh_from_db()
+    assert merchant.city == "Hamburg"

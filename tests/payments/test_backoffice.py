@@ -286,3 +286,17 @@ class TestWhatAReviewFound:
             services.action_approve(
                 action_id=held.action.pk, actor="staff:alice2", user_id=alice.pk
             )
+
+
+def test_reverse_is_offered_only_where_the_workflow_allows_it(payer):
+    """A reversal of what was refunded, is being refunded, or a captured PA answers 700.400.300:
+    its button is not offered (issue 35's new-user try)."""
+    debit = paid(payer)
+    assert "RV" in [p.kind for p in services.possible_actions(debit)]
+    ask(debit.pk, "RF", "10.00")
+    debit.refresh_from_db()
+    assert "RV" not in [p.kind for p in services.possible_actions(debit)]
+    pa = paid(payer, "PA", "50.00")
+    ask(pa.pk, "CP", "10.00")
+    pa.refresh_from_db()
+    assert [p.kind for p in services.possible_actions(pa)] == ["CP", "RF"]

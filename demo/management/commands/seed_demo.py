@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, transaction
 
@@ -58,6 +58,8 @@ MERCHANT_ID = "10000001"
 TERMINAL_ID = "T0000001"
 PORTAL_USER = "merchant-admin"
 STAFF_USER = "admin"
+APPROVER_USER = "approver"  # a second staff member: approves another's held refunds
+APPROVER_PERMISSIONS = ("view_payment", "view_paymentaction", "approve_paymentaction")
 
 MERCHANT_VALUES = {
     "name": "Demo Coffee Roasters GmbH",
@@ -226,6 +228,16 @@ class Command(BaseCommand):
             staff.is_staff = staff.is_superuser = True
             staff.save(update_fields=["is_staff", "is_superuser"])
 
+        approver, approver_password = self.user_with_password(APPROVER_USER, "approver")
+        if not approver.is_staff:
+            approver.is_staff = True
+            approver.save(update_fields=["is_staff"])
+        approver.user_permissions.add(
+            *Permission.objects.filter(
+                content_type__app_label="payments", codename__in=APPROVER_PERMISSIONS
+            )
+        )
+
         return {
             "participator": {
                 "entityId": PARTICIPATOR_ID,
@@ -240,6 +252,7 @@ class Command(BaseCommand):
             },
             "terminal": {"terminalId": TERMINAL_ID},
             "staff": {"username": STAFF_USER, "password": staff_password},
+            "approver": {"username": APPROVER_USER, "password": approver_password},
             "portal": {"username": PORTAL_USER, "password": portal_password},
         }
 
@@ -303,6 +316,10 @@ class Command(BaseCommand):
         out(
             f"  staff admin   {base}/admin/  user={STAFF_USER} "
             f"password={credentials['staff']['password']}"
+        )
+        out(
+            f"  second staff  {base}/admin/  user={APPROVER_USER} "
+            f"password={credentials['approver']['password']} (approves another's held refunds)"
         )
         out(f"  portal user   user={PORTAL_USER} password={credentials['portal']['password']}")
         cards = issuer_demo.demo_cards(ISSUER_REQUESTOR)
