@@ -323,6 +323,9 @@ BACKOFFICE_APPROVAL_AMOUNT = _approval_amounts(
     )
 )
 BACKOFFICE_APPROVAL_HOURS = env.int("BACKOFFICE_APPROVAL_HOURS", default=24)
+# Celery beat's leader lease (config/beat.py): a beat that dies is replaced by a waiting one
+# within this many seconds; the leader renews it on every tick (at most every 5 s).
+BEAT_LEASE_SECONDS = env.int("BEAT_LEASE_SECONDS", default=30)
 # A hosted checkout's page may be used this long after the checkout was created.
 CHECKOUT_LIFETIME_MINUTES = env.int("CHECKOUT_LIFETIME_MINUTES", default=30)
 # Outbound notifications (core.outbox): seconds before each retry after a refused delivery (1 min,

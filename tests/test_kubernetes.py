@@ -95,6 +95,8 @@ def test_every_container_has_requests_limits_and_no_privilege():
 def test_one_beat_that_a_rollout_never_doubles():
     beat = of_kind("Deployment")["beat"]
     assert beat["spec"]["replicas"] == 1 and beat["spec"]["strategy"]["type"] == "Recreate"
+    [container] = containers(beat)
+    assert "config.beat:LeaderScheduler" in container["command"]  # and a leader lease
     assert "beat" not in of_kind("HorizontalPodAutoscaler")
 
 
