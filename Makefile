@@ -26,8 +26,17 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@ $(VENV)/.installed
 
+# checkov (the Kubernetes manifests' checks, tests/test_kubernetes.py) pins its own dependencies:
+# a venv of its own, beside the project's.
+CHECKOV_VENV ?= .venv-checkov
+CHECKOV_VERSION = 3.3.30
+$(CHECKOV_VENV)/.installed-$(CHECKOV_VERSION):
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet "checkov==$(CHECKOV_VERSION)"
+	touch $@
+
 install: $(VENV)/.installed
-install-dev: $(VENV)/.installed-dev
+install-dev: $(VENV)/.installed-dev $(CHECKOV_VENV)/.installed-$(CHECKOV_VERSION)
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
@@ -63,4 +72,4 @@ lint: install-dev
 	$(BIN)/mypy .
 
 clean:
-	rm -rf $(VENV) db.sqlite3 .pytest_cache
+	rm -rf $(VENV) $(CHECKOV_VENV) db.sqlite3 .pytest_cache
