@@ -4,6 +4,7 @@ Embedded default: an SQLite file and eager Celery, so `make run` needs nothing e
 CI set DATABASE_URL (PostgreSQL, persistent connections) and REDIS_URL (Celery broker and cache).
 """
 
+from copy import deepcopy
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 else:
     # SQLite: wait for the write lock instead of failing at once under concurrent requests.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+# A streaming replica the portal's lists and charts, the reports and the settlement summary may
+# read from (core/replica.py): DATABASE_REPLICA_URL, with the primary's options. Unset: they
+# read the primary, as everything else always does. Tests mirror it onto the primary.
+DATABASE_REPLICA_URL = env.str("DATABASE_REPLICA_URL", default="")
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = {
+        **DATABASES["default"],
+        **env.db_url_config(DATABASE_REPLICA_URL),
+        "OPTIONS": deepcopy(DATABASES["default"].get("OPTIONS", {})),  # its own pool
+        "TEST": {"MIRROR": "default"},
+    }
+DATABASE_ROUTERS = ["core.replica.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 

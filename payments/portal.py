@@ -36,6 +36,7 @@ from core.cards import masked_parts
 from core.csvstream import csv_lines, csv_response
 from core.errors import ApplicationError
 from core.portal import list_operations, list_page, page_methods, portal_view
+from core.replica import reads_from_replica
 from core.schema.pages import documented, hex_id_parameter, html, portal_page
 from merchants.models import PortalUser
 
@@ -113,6 +114,7 @@ def _svg(chart: Any, *, nonce: str) -> SafeString:
 
 @page_methods("GET")
 @portal_view
+@reads_from_replica
 def overview(request: HttpRequest) -> HttpResponse:
     """Today's and this month's figures and four charts over 30 days, all from the selectors'
     definitions of sales, approval rate and declines (payments.selectors)."""
@@ -268,6 +270,7 @@ def _csv(payments: QuerySet[Payment]) -> Iterator[str]:
 
 @page_methods("GET")
 @portal_view
+@reads_from_replica
 def transactions(request: HttpRequest) -> HttpResponseBase:
     merchant = request.merchant  # type: ignore[attr-defined]
     mine = payments_marked(

@@ -12,6 +12,7 @@ from django.urls import path
 
 from core.csvstream import csv_response
 from core.portal import list_operations, list_page, page_methods, portal_view
+from core.replica import reads_from_replica
 from core.schema.pages import documented, html, portal_page
 from merchants.services.merchants import masked_account
 
@@ -35,6 +36,7 @@ REPORTS = {
 
 @page_methods("GET")
 @portal_view
+@reads_from_replica
 def settlements(request: HttpRequest) -> HttpResponse:
     merchant = request.merchant  # type: ignore[attr-defined]
     runs = SettlementRun.objects.filter(merchant=merchant).order_by("-day")
@@ -58,6 +60,7 @@ def settlements(request: HttpRequest) -> HttpResponse:
 
 @page_methods("GET")
 @portal_view
+@reads_from_replica
 def chargebacks(request: HttpRequest) -> HttpResponse:
     merchant = request.merchant  # type: ignore[attr-defined]
     disputes = (
@@ -70,6 +73,7 @@ def chargebacks(request: HttpRequest) -> HttpResponse:
 
 @page_methods("GET")
 @portal_view
+@reads_from_replica
 def report(request: HttpRequest, kind: str, day: str) -> HttpResponseBase:
     """A report of a day as CSV (the records of getReport or getChargeback)."""
     merchant = request.merchant  # type: ignore[attr-defined]

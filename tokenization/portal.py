@@ -5,6 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
 from core.portal import list_operations, list_page, page_methods, portal_view
+from core.replica import reads_from_replica
 from core.schema.pages import documented
 
 from .models import Token
@@ -14,6 +15,7 @@ NAV = [("Scheme tokens", "portal:tokens")]
 
 @page_methods("GET")
 @portal_view
+@reads_from_replica
 def tokens(request: HttpRequest) -> HttpResponse:
     merchant = request.merchant  # type: ignore[attr-defined]
     mine = Token.objects.filter(merchant=merchant).order_by("-status_timestamp", "tur")

@@ -15,6 +15,7 @@ from core.api import SpecInquiryView
 from core.auth import Principal
 from core.csvstream import csv_lines, csv_response
 from core.fields import AN, Choice, CurrencyNumeric, Date, Decimal_, N, Ranged
+from core.replica import reads_from_replica
 from core.schema import body_example
 from core.tables import MANDATORY, F, Table
 from core.tables.common import COMMON_INQUIRY
@@ -140,6 +141,7 @@ class RecordsView(SpecInquiryView):
             return response
         return csv_response(self.csv, self.csv_name)  # type: ignore[return-value]
 
+    @reads_from_replica
     def perform(
         self, principal: Principal, flat: dict[str, Any]
     ) -> tuple[results.Result, dict[str, Any]]:

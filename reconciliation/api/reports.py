@@ -14,6 +14,7 @@ from core.api import SpecInquiryView
 from core.auth import Principal
 from core.display import amount_text
 from core.fields import Currency, Date, N
+from core.replica import reads_from_replica
 from core.schema import body_example
 from core.tables import MANDATORY, F, Table
 from core.tables.common import COMMON_INQUIRY
@@ -95,6 +96,7 @@ class SettleSummaryView(SpecInquiryView):
         )
     }
 
+    @reads_from_replica
     def perform(
         self, principal: Principal, flat: dict[str, Any]
     ) -> tuple[results.Result, dict[str, Any]]:
