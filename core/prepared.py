@@ -260,9 +260,14 @@ class PreparedRead(Generic[M]):
         return sql, tuple(params), compiler
 
 
+# core.replica's router only lets some pages' reads go to a replica; a prepared statement reads
+# the primary, which is never wrong (the hot paths' statements are money's, never a page's).
+PRIMARY_ONLY_ROUTERS = frozenset({"core.replica.ReplicaRouter"})
+
+
 def _one_database() -> None:
     """Statements go to the alias asked for (`using`, "default"): no router decides."""
-    if settings.DATABASE_ROUTERS:
+    if set(settings.DATABASE_ROUTERS) - PRIMARY_ONLY_ROUTERS:
         raise ImproperlyConfigured("core.prepared does not consult DATABASE_ROUTERS")
 
 
