@@ -18,7 +18,7 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.admin.utils import flatten_fieldsets
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils import formats, timezone
 from django.utils.html import format_html, format_html_join
@@ -39,7 +39,13 @@ from .models import (
     payment_type_name,
 )
 from .registrations.admin import instruction_chain  # also registers the card-on-file admins
-from .selectors import payment_chain, payments_found, payments_marked, result_family_q
+from .selectors import (
+    masked_search,
+    payment_chain,
+    payments_found,
+    payments_marked,
+    result_family_q,
+)
 
 UNCLASSIFIED = "unclassified"
 
@@ -314,6 +320,14 @@ class PaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Payment]:
         return payments_marked(payments=super().get_queryset(request))
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        masked = masked_search(request.GET)
+        if masked is not None:  # a card number typed into the search: never echoed
+            return HttpResponseRedirect(f"{request.path}?{masked}")
+        return super().changelist_view(request, extra_context)
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Payment], search_term: str

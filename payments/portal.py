@@ -59,6 +59,7 @@ from .selectors import (
     approval_rate,
     described_declines,
     figures_by,
+    masked_search,
     outcome_q,
     payment_chain,
     payment_figures,
@@ -272,6 +273,9 @@ def _csv(payments: QuerySet[Payment]) -> Iterator[str]:
 @portal_view
 @reads_from_replica
 def transactions(request: HttpRequest) -> HttpResponseBase:
+    masked = masked_search(request.GET)
+    if masked is not None:  # a card number typed into "Find": never echoed
+        return redirect(f"{request.path}?{masked}")
     merchant = request.merchant  # type: ignore[attr-defined]
     mine = payments_marked(
         payments=Payment.objects.filter(merchant=merchant)

@@ -38,11 +38,13 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce
+from django.http import QueryDict
 from django.utils import timezone
 
 from core import results
 from core.errors import NotFound
 from core.lookups import one
+from core.redaction import mask_pans
 from merchants.models import Entity, Merchant
 from merchants.selectors import merchants_by_pk, merchants_reachable
 
@@ -451,6 +453,19 @@ def threeds_frame_origins(*, auth_id: str) -> list[str]:
 
 _HEX = re.compile(r"[0-9a-f]{6,32}")
 _BIN_AND_LAST4 = re.compile(r"(\d{6})\s*(?:\.{2,3}|…|\*+|x+|\s)\s*(\d{4})", re.I)
+
+
+def masked_search(query: QueryDict, name: str = "q") -> str | None:
+    """The query string with a card number typed into the search masked (first six and last
+    four, which `payments_found` searches as BIN and last four), or None when there is none:
+    the page redirects to it, so the number is never echoed in the search box, a link or a log."""
+    term = query.get(name, "")
+    masked = mask_pans(term)
+    if masked == term:
+        return None
+    changed = query.copy()
+    changed[name] = masked
+    return changed.urlencode()
 
 
 def payments_found(payments: QuerySet[Payment], term: str) -> QuerySet[Payment]:

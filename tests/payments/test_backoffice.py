@@ -300,3 +300,28 @@ def test_reverse_is_offered_only_where_the_workflow_allows_it(payer):
     ask(pa.pk, "CP", "10.00")
     pa.refresh_from_db()
     assert [p.kind for p in services.possible_actions(pa)] == ["CP", "RF"]
+
+
+class TestTheHeldCodesOverTheApi:
+    """000.200.400, 700.400.800 and 700.400.810 as the merchant's API answers them (HTTP 200,
+    result.code) and as the payment row stores them."""
+
+    def inquiry(self, payer, payment):
+        answer = payer.get(payment.pk)
+        assert answer.status_code == 200
+        return answer.json()["result"]["code"]
+
+    def test_held_then_rejected(self, payer):
+        held = ask(paid(payer).pk, "RF", "120.00")
+        assert self.inquiry(payer, held.payment) == "000.200.400"
+        services.action_reject(action_id=held.action.pk, actor="staff:bob")
+        assert self.inquiry(payer, held.payment) == "700.400.800"
+        held.payment.refresh_from_db()
+        assert (held.payment.state, held.payment.successful) == (PaymentState.DONE, False)
+
+    def test_held_then_expired(self, payer):
+        held = ask(paid(payer).pk, "RV")
+        services.sweep(now=timezone.now() + timedelta(hours=25))
+        assert self.inquiry(payer, held.payment) == "700.400.810"
+        held.payment.refresh_from_db()
+        assert held.payment.result_code == "700.400.810" and not held.payment.successful

@@ -81,3 +81,25 @@ def test_the_portal_finds_only_its_own(client, merchant, participator, two):
     theirs_rrn = Payment.objects.get(pk=theirs["id"]).retrieval_ref_no
     shown = client.get("/portal/transactions/", {"q": theirs_rrn}).content.decode()
     assert "0 payments" in shown
+
+
+def test_a_card_number_typed_into_a_search_is_never_echoed(client, merchant, two):
+    """A whole card number in the admin's search or the portal's "Find" (issue 35): the page
+    redirects to its masked form, which finds the card by BIN and last four."""
+    first, second = two
+    pan = "4200000000000000"
+    client.force_login(User.objects.create_superuser("staff", password="x"))
+    url = reverse("admin:payments_payment_changelist")
+    redirected = client.get(url, {"q": pan})
+    assert redirected.status_code == 302 and pan not in redirected["Location"]
+    shown = client.get(redirected["Location"]).content.decode()
+    assert pan not in shown and first.pk[:10] in shown and second.pk[:10] in shown
+
+    user = User.objects.create_user("shop", password="x")
+    PortalUser.objects.create(user=user, merchant=merchant)
+    client.force_login(user)
+    redirected = client.get("/portal/transactions/", {"q": pan, "payment_type": "DB"})
+    assert redirected.status_code == 302 and pan not in redirected["Location"]
+    assert "payment_type=DB" in redirected["Location"]
+    shown = client.get(redirected["Location"]).content.decode()
+    assert pan not in shown and f"/portal/transactions/{first.pk}/" in shown
