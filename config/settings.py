@@ -137,7 +137,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # DB_PREPARE_THRESHOLD times (0: never, as behind PgBouncer before 1.21 in transaction mode).
     _options = DATABASES["default"].setdefault("OPTIONS", {})
     _options["server_side_binding"] = True
-    _options["prepare_threshold"] = env.int("DB_PREPARE_THRESHOLD", default=5) or None
+    # DB_TRANSACTION_POOLING: a pooler in transaction mode (PgBouncer) between every process and
+    # PostgreSQL: a session's state does not outlive its transaction, so nothing is prepared
+    # unless DB_PREPARE_THRESHOLD says (PgBouncer 1.21 and later, max_prepared_statements) and no
+    # cursor is held open across transactions (Django's server-side cursors, `.iterator()`).
+    _transaction_pooling = env.bool("DB_TRANSACTION_POOLING", default=False)
+    _threshold = env.int("DB_PREPARE_THRESHOLD", default=0 if _transaction_pooling else 5)
+    _options["prepare_threshold"] = _threshold or None
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = _transaction_pooling
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # the pool checks a connection it lends
     if env.bool("DB_POOL", default=True):
         # Django's pool, one per process, opened at the first query (never in gunicorn's master,

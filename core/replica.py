@@ -9,13 +9,14 @@ What a page read from the replica shows is as old as the replica's lag (docs/ope
 "Reads from a replica")."""
 
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 
+T = TypeVar("T")
 REPLICA = "replica"
 REPLICA_APPS = frozenset({"payments", "reconciliation", "tokenization", "terminals"})
 _reading = contextvars.ContextVar("replica_reads", default=False)
@@ -30,13 +31,23 @@ def replica_reads() -> Iterator[None]:
         _reading.reset(token)
 
 
+def read_on_replica(rows: Iterable[T]) -> Iterator[T]:
+    """`rows` consumed inside `replica_reads`, whenever they are: a streamed answer's body (a
+    CSV download) is read by the server after the view has returned."""
+    with replica_reads():
+        yield from rows
+
+
 def reads_from_replica(view: Callable[..., Any]) -> Callable[..., Any]:
-    """A view whose listed rows may come from the replica."""
+    """A view whose listed rows may come from the replica, streamed ones included."""
 
     @wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         with replica_reads():
-            return view(*args, **kwargs)
+            response = view(*args, **kwargs)
+        if getattr(response, "streaming", False):
+            response.streaming_content = read_on_replica(response.streaming_content)
+        return response
 
     return wrapped
 

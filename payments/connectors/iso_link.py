@@ -61,6 +61,10 @@ class NetworkDown(NetworkUnreachable):
     """The link is down (its last echo or sign-on failed): nothing was sent."""
 
 
+class NoAnswer(ConnectorUnavailable):
+    """Sent on a live link, and the network did not answer within the timeout."""
+
+
 @dataclass
 class _Waiting:
     event: threading.Event = field(default_factory=threading.Event)
@@ -229,7 +233,7 @@ class Link:
             with self._state_lock:
                 self._waiting.pop(key, None)
             metrics.NETWORK_UNANSWERED.labels(reason="timeout").inc()
-            raise ConnectorUnavailable(f"no answer from the network in {timeout:g} s")
+            raise NoAnswer(f"no answer from the network in {timeout:g} s")
         if waiting.lost or waiting.answer is None:
             metrics.NETWORK_UNANSWERED.labels(reason="lost").inc()
             raise ConnectorUnavailable("the connection to the network was lost")
@@ -347,11 +351,25 @@ class Iso8583Connector:
         return self.link.exchange(fields, self.timeout).get("39", "")
 
     def inquire(self, request: AuthRequest | ReferenceRequest) -> NetworkAnswer | None:
-        """ISO 8583 has no inquiry: what became of a lost request cannot be asked, so the janitor
-        reverses it (a reversal is asked anew, and acknowledged)."""
-        if isinstance(request, ReferenceRequest) and request.payment_type == "RV":
+        """ISO 8583 has no inquiry. What became of a lost authorization cannot be asked, so the
+        janitor reverses it. A follow-up is sent again with its own STAN and RRN: a capture's
+        advice as 0221 and a refund as 0201 (repeats, which the network answers with the answer
+        it gave when it took the first, doing nothing twice, and takes now when it never saw
+        it), a reversal anew (acknowledged whether or not it reversed already). Either way the
+        answer is the network's, so the platform books what the network booked. A repeat the
+        network, reachable, leaves unanswered is one it cannot account for (None: the janitor
+        books it timed out); a link that is down raises, and the janitor asks again later."""
+        if not isinstance(request, ReferenceRequest):
+            return None
+        if request.payment_type == "RV":
             return self.follow_up(request)
-        return None
+        fields = follow_up_fields(request)
+        fields["t"] = iso.REPEAT_OF[fields["t"]]
+        try:
+            answer = self.link.exchange(fields, self.timeout)
+        except NoAnswer:
+            return None
+        return answer_of(answer, request.reference, "follow-up")
 
 
 def _common(request: AuthRequest | ReferenceRequest, kind: str) -> dict[str, str]:

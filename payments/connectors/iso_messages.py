@@ -49,8 +49,10 @@ AUTHORIZATION = "0100"
 AUTHORIZATION_ANSWER = "0110"
 FINANCIAL = "0200"
 FINANCIAL_ANSWER = "0210"
+FINANCIAL_REPEAT = "0201"
 ADVICE = "0220"
 ADVICE_ANSWER = "0230"
+ADVICE_REPEAT = "0221"
 REVERSAL = "0400"
 REVERSAL_ANSWER = "0410"
 REVERSAL_ADVICE = "0420"
@@ -61,12 +63,19 @@ NETWORK_ANSWER = "0810"
 ANSWER_OF = {
     AUTHORIZATION: AUTHORIZATION_ANSWER,
     FINANCIAL: FINANCIAL_ANSWER,
+    FINANCIAL_REPEAT: FINANCIAL_ANSWER,
     ADVICE: ADVICE_ANSWER,
+    ADVICE_REPEAT: ADVICE_ANSWER,
     REVERSAL: REVERSAL_ANSWER,
     REVERSAL_ADVICE: REVERSAL_ADVICE_ANSWER,
     REVERSAL_ADVICE_REPEAT: REVERSAL_ADVICE_ANSWER,
     NETWORK: NETWORK_ANSWER,
 }
+# A repeat: the same message sent again, its STAN and RRN unchanged, by a sender that does not
+# know whether the first arrived. The network answers a repeat of what it took with the answer it
+# gave (and does it no second time); one it never took, it takes now.
+REPEAT_OF = {FINANCIAL: FINANCIAL_REPEAT, ADVICE: ADVICE_REPEAT}
+ORIGINAL_OF = {repeat: original for original, repeat in REPEAT_OF.items()}
 SIGN_ON = "001"
 ECHO = "301"
 

@@ -37,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 GATE_TIMEOUT_S = 300.0
 GATED_THREADS = 256
+FOLLOW_UPS_KEPT = 100_000
 
 PAYMENT_TYPE_OF = {
     (iso.AUTHORIZATION, "51"): "CV",
@@ -49,7 +50,7 @@ PAYMENT_TYPE_OF = {
 
 
 def payment_type_of(fields: dict[str, str]) -> str:
-    kind = fields["t"]
+    kind = iso.ORIGINAL_OF.get(fields["t"], fields["t"])  # a repeat is its original's type
     if kind == iso.AUTHORIZATION:
         return PAYMENT_TYPE_OF[(kind, "51" if fields.get("25") == "51" else "")]
     if kind in (iso.REVERSAL, iso.REVERSAL_ADVICE, iso.REVERSAL_ADVICE_REPEAT):
@@ -161,6 +162,12 @@ class NetworkHost:
         # acknowledged again but reverses, and is logged, once. In memory: a restarted host
         # forgets them (a real network keeps them), so a repeat after a restart logs again.
         self.advised: set[tuple[str, str]] = set()
+        # The answers given to financial requests and advices, by (type, STAN, RRN): a repeat
+        # (0201, 0221) of one taken gets the same answer and is done, and logged, once. The
+        # latest FOLLOW_UPS_KEPT, in memory (a restarted host takes a repeat as new).
+        self.answers: collections.OrderedDict[tuple[str, str, str], dict[str, str]] = (
+            collections.OrderedDict()
+        )
         self._server: asyncio.base_events.Server | None = None
         # The slow card's answers wait on its gate, each in a thread: as many at once as a test
         # or a bench holds (asyncio's default executor has cpu + 4).
@@ -217,12 +224,20 @@ class NetworkHost:
         if delay > 0:
             await asyncio.sleep(delay / 1000)
         reply: dict[str, str] | None
+        kind = iso.ORIGINAL_OF.get(fields["t"], fields["t"])
+        key = (kind, fields.get("11", ""), fields.get("37", ""))
         if fields["t"] in (iso.REVERSAL_ADVICE, iso.REVERSAL_ADVICE_REPEAT):
             reply = self._advised(fields)
+        elif fields["t"] in iso.ORIGINAL_OF and key in self.answers:
+            reply = {**self.answers[key], "t": iso.ANSWER_OF[fields["t"]]}  # the same answer
         elif _may_wait(fields):  # the slow card's gate may block: a thread of the host's own
             reply = await asyncio.get_running_loop().run_in_executor(self._gated, decide, fields)
         else:
             reply = decide(fields)
+        if reply is not None and kind in iso.REPEAT_OF:
+            self.answers[key] = reply
+            while len(self.answers) > FOLLOW_UPS_KEPT:
+                self.answers.popitem(last=False)
         if reply is None or writer.is_closing() or self.silent:
             return
         writer.write(iso.frame(iso.encode(reply, self.bitmap)))

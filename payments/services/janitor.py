@@ -10,6 +10,9 @@ When the network cannot say, the payment is recorded as timed out (900.100.300) 
   (an RV of its own, reference TIMEOUT + the payment's id), so no hold stays on the card; once
   approved, the payment answers 900.100.301 with the reversal's id (referenced.settle);
 - a referenced operation's reservation is released (nothing was captured or refunded here).
+Over the ISO 8583 link (which has no inquiry) a capture or refund is asked about by sending it
+again as a repeat, which the network answers as it answered the first, or takes now
+(iso_link.inquire): only a repeat left unanswered is booked timed out.
 A payment finalized meanwhile (the request's own finalize won) is left as it is.
 """
 

@@ -15,7 +15,7 @@ from core.api import SpecInquiryView
 from core.auth import Principal
 from core.csvstream import csv_lines, csv_response
 from core.fields import AN, Choice, CurrencyNumeric, Date, Decimal_, N, Ranged
-from core.replica import reads_from_replica
+from core.replica import read_on_replica, reads_from_replica
 from core.schema import body_example
 from core.tables import MANDATORY, F, Table
 from core.tables.common import COMMON_INQUIRY
@@ -153,8 +153,10 @@ class RecordsView(SpecInquiryView):
         size = int(flat.get("pageSize") or settings.REPORT_PAGE_SIZE)
         if flat.get("format") == "csv":
             paged = bool(flat.get("page") or flat.get("pageSize"))
-            self.csv = records_csv(
-                self.columns_of(flat), report.page(page, size) if paged else report.all()
+            self.csv = read_on_replica(  # read as the answer streams, after this returns
+                records_csv(
+                    self.columns_of(flat), report.page(page, size) if paged else report.all()
+                )
             )
             name = self.operation.split(".")[-1]
             self.csv_name = f"{name}-{merchant.merchant_id}-{flat['date']:%Y%m%d}.csv"

@@ -1,7 +1,8 @@
-"""Reads that may go to a replica (issue 36, part 2 begun): only inside `replica_reads`, only for
-the listed apps, never a locking read, never sessions, users or portal memberships; without
-DATABASE_REPLICA_URL everything reads the primary. (A real streaming replica's test is still to
-come: docs/operations.md says so.)"""
+"""Reads that may go to a replica (issue 36, part 2): only inside `replica_reads`, only for the
+listed apps, never a locking read, never sessions, users or portal memberships; without
+DATABASE_REPLICA_URL everything reads the primary. Here the replica is an alias of the test
+database; the pages against a real streaming replica, while a lock on the primary holds their
+reads there: tests/core/test_replica_streaming.py."""
 
 import pytest
 from django.contrib.auth.models import User
@@ -42,3 +43,18 @@ def test_writes_and_migrations_stay_on_the_primary(with_replica):
         assert router.db_for_write(Payment) is None
     assert router.allow_migrate("replica", "payments") is False
     assert router.allow_migrate("default", "payments") is True
+
+
+def test_a_streamed_answer_reads_the_replica_as_it_streams(with_replica):
+    """A CSV download's rows are read after the view has returned, as the server sends them:
+    still from the replica (found by tests/core/test_replica_streaming.py, where they waited on
+    the primary's lock)."""
+    from django.http import StreamingHttpResponse
+
+    def rows():
+        yield Payment.objects.all().db
+
+    response = reads_from_replica(lambda: StreamingHttpResponse(rows()))()
+    assert Payment.objects.all().db == "default"  # the view has returned
+    assert b"".join(response.streaming_content) == b"replica"
+    assert Payment.objects.all().db == "default"  # and nothing stays routed after it

@@ -20,6 +20,13 @@ LOST, SILENT, SLOW = simulator.LOST_CARD, simulator.SILENT_CARD, simulator.SLOW_
 NOW = timedelta(0)  # the janitor's `older_than` in tests: every row in flight is due
 
 
+@pytest.fixture(autouse=True)
+def _a_short_wait_for_what_never_answers(settings):
+    """Over the ISO 8583 link (the PostgreSQL run) a lost or silent card's answer is waited for
+    the connector's timeout: one second here, not the production twenty."""
+    settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = 1.0
+
+
 @pytest.fixture
 def network_log(tmp_path, settings):
     """The requests the simulated network received, by kind and reference."""

@@ -461,3 +461,51 @@ def test_a_link_that_never_came_up_probes_and_declines_at_once(settings):
             connector.authorize(request(VISA, "second"))
     finally:
         iso_link.close_links()
+
+
+def test_a_follow_up_whose_answer_was_lost_is_sent_again_and_booked_as_the_network_booked_it(
+    network, settings, payer, network_log_path
+):
+    """Found by the cluster test (tests/faults/test_cluster.py): a refund whose answer never
+    came was booked as timed out here while the network had refunded. The janitor now sends a
+    lost follow-up again as a repeat (0201, 0221) with its own STAN and RRN: a refund the network
+    took is answered as it was, and not done twice; a capture it never saw is taken now."""
+    from datetime import timedelta
+
+    from payments.models import Payment, PaymentState
+    from payments.services import payment_resolve_in_flight
+
+    original = payer.pay("PA", amount="50.00").json()["id"]
+    debit = payer.pay("DB", amount="20.00").json()["id"]
+
+    settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = 0.3
+    network.host.latency_ms = 600  # taken by the network, its answer too late for the link
+    refund = payer.ref("RF", debit, amount="4.00")
+    network.host.latency_ms = 0
+    network.host.drop_rate = 1.0  # never reaches the network
+    capture = payer.ref("CP", original, amount="5.00")
+    network.host.drop_rate = 0.0
+    for response in (refund, capture):
+        assert (response.status_code, code(response)) == (200, "000.200.100")
+    refund_id, capture_id = refund.json()["id"], capture.json()["id"]
+    time.sleep(0.5)  # the network has taken the refund by now
+    assert network_log_path.read_text().split("\n").count(f"follow-up RF {refund_id}") == 1
+    assert f"follow-up CP {capture_id}" not in network_log_path.read_text()
+
+    settings.PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = 5.0
+    outcome = payment_resolve_in_flight(older_than=timedelta(0))
+    assert (outcome.resolved, outcome.reversed, outcome.skipped) == (2, 0, 0)
+    assert network.host.seen["0201"] == network.host.seen["0221"] == 1
+    log = network_log_path.read_text().split("\n")
+    assert log.count(f"follow-up RF {refund_id}") == 1  # refunded once, by the network's log
+    assert log.count(f"follow-up CP {capture_id}") == 1  # captured now
+    for payment_id in (refund_id, capture_id):
+        stored = Payment.objects.get(pk=payment_id)
+        assert (stored.state, stored.result_code, stored.successful) == (
+            PaymentState.DONE,
+            "000.000.000",
+            True,
+        )
+    assert Payment.objects.get(pk=debit).refunded_amount == Decimal("4.00")
+    assert Payment.objects.get(pk=original).captured_amount == Decimal("5.00")
+    assert code(payer.ref("RF", debit, amount="4.00")) == "000.000.000"  # a new refund: its own
