@@ -214,7 +214,10 @@ class HAProxy:
         }
 
     def up(self) -> list[str]:
-        return sorted(name for name, row in self.servers().items() if row["status"] == "UP")
+        """The servers taking requests: UP, or UP and failing checks ("UP 1/3") but not out yet."""
+        return sorted(
+            name for name, row in self.servers().items() if row["status"].startswith("UP")
+        )
 
     def pids(self) -> list[int]:
         return group_pids(self.process.pid) if self.process else []

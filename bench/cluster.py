@@ -7,17 +7,18 @@ What it does:
 1. The bench database and merchant of bench/payments.py (same --database-url, same keys).
 2. The cluster of bench/_cluster.py: the network host (--latency-ms), PgBouncer in transaction
    mode, two web nodes through it (gunicorn, production conf, --workers processes each),
-   HAProxy in front of them (deploy/haproxy/haproxy.cfg); and, beside them, one more node of
-   the same size straight to PostgreSQL, as before this issue (the reference).
-3. Three set-ups, alternated in each round so a drift of the machine touches each alike:
-   `direct` (the reference node, no HAProxy, no PgBouncer), `haproxy-1` (HAProxy with web2
+   HAProxy in front of them (deploy/haproxy/haproxy.cfg); and, beside them, two more nodes of
+   the same size straight to PostgreSQL, as before this issue (the references).
+3. Four set-ups, alternated in each round so a drift of the machine touches each alike:
+   `direct` (the reference node, no HAProxy, no PgBouncer), `direct-unprepared` (another such
+   node with DB_PREPARE_THRESHOLD=0, as behind PgBouncer 1.18), `haproxy-1` (HAProxy with web2
    disabled on its admin socket: one node through HAProxy and PgBouncer), `haproxy-2` (both).
    --clients keep-alive connections in a closed loop posting DB payments (bench/network.py's
    load), --warmup then --duration seconds measured.
 4. Prints per cell payments/s, p50/p99, errors; CPU ms per payment of the web nodes, of HAProxy
    and PgBouncer together, and of PostgreSQL; and the most connections PostgreSQL held for the
-   set-up (sampled every 0.2 s by application_name: `direct` for the reference node, `cluster`
-   for PgBouncer's). Writes bench/results/cluster-<timestamp>.json.
+   set-up (sampled every 0.2 s by application_name: the set-up's name for a reference node,
+   `cluster` for PgBouncer's). Writes bench/results/cluster-<timestamp>.json.
 
 On 2 cores a second node adds no CPU: what it shows is what the extra hops cost per payment and
 that PostgreSQL's connections stay at PgBouncer's pool however many threads the nodes run.
@@ -57,7 +58,7 @@ from bench.payments import (  # noqa: E402
     percentile,
 )
 
-SETUPS = ("direct", "haproxy-1", "haproxy-2")
+SETUPS = ("direct", "direct-unprepared", "haproxy-1", "haproxy-2")
 
 
 def measure(
@@ -127,27 +128,32 @@ def main(argv: list[str] | None = None) -> int:
         latency_ms=args.latency_ms,
     ) as nodes:
         assert nodes.haproxy is not None
-        port = free_port()
-        direct = start_gunicorn(
-            database_url=f"{args.database_url}?application_name=direct",
-            workers=args.workers, port=port, log_path=logs / "direct.log",
-            env={"PAYMENTS_NETWORK_URL": nodes.env["PAYMENTS_NETWORK_URL"]},
-        )  # fmt: skip
+        references = {}  # the reference nodes, straight to PostgreSQL: setup -> (port, process)
+        for setup, threshold in (("direct", "5"), ("direct-unprepared", "0")):
+            port = free_port()
+            references[setup] = port, start_gunicorn(
+                database_url=f"{args.database_url}?application_name={setup}",
+                workers=args.workers, port=port, log_path=logs / f"{setup}.log",
+                env={"PAYMENTS_NETWORK_URL": nodes.env["PAYMENTS_NETWORK_URL"],
+                     "DB_PREPARE_THRESHOLD": threshold},
+            )  # fmt: skip
         try:
-            wait_healthy(port, direct, 60)
-            wait_workers(direct, args.workers, 60)
+            for port, process in references.values():
+                wait_healthy(port, process, 60)
+                wait_workers(process, args.workers, 60)
             print(
                 f"nodes of {args.workers} processes; network at {args.latency_ms:g} ms; "
                 f"{args.clients} clients; logs in {logs}",
                 flush=True,
             )
             proxies = nodes.haproxy.pids() + nodes.pgbouncer.pids()
-            for target in (port, nodes.port):  # every process past its first requests
-                asyncio.run(Load(target, creds).closed_loop(32, 0, 3))
+            for target in [port for port, _ in references.values()] + [nodes.port]:
+                asyncio.run(Load(target, creds).closed_loop(32, 0, 3))  # past the first requests
             for round_ in range(1, args.rounds + 1):
                 for setup in SETUPS:
-                    if setup == "direct":
-                        target, groups, app = port, {"web": group_pids(direct.pid)}, "direct"
+                    if setup in references:
+                        target, process = references[setup]
+                        groups, app = {"web": group_pids(process.pid)}, setup
                     else:
                         both = setup == "haproxy-2"
                         nodes.haproxy.command(f"{'enable' if both else 'disable'} server web/web2")
@@ -162,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
                     rows.append(row)
                     _print(row)
         finally:
-            stop_process(direct, timeout=10)
+            for _, process in references.values():
+                stop_process(process, timeout=10)
     if args.rounds > 1:
         print("\nmedians over the rounds:")
         for setup in SETUPS:
