@@ -169,8 +169,8 @@ class PgBouncer:
 class HAProxy:
     """deploy/haproxy/haproxy.cfg on a free loopback port, in front of `nodes` (two)."""
 
-    def __init__(self, nodes: list[int], log: Path) -> None:
-        assert len(nodes) == 2, "the configuration names two web nodes"
+    def __init__(self, nodes: list[int], log: Path, check_host: str = "127.0.0.1") -> None:
+        assert len(nodes) == 2, "the configuration names two web nodes (the same one twice: one)"
         self.port = free_port()
         self.run_dir = Path(tempfile.mkdtemp(prefix="cluster-haproxy-"))
         self.log = log
@@ -181,6 +181,7 @@ class HAProxy:
             "WEB2": f"127.0.0.1:{nodes[1]}",
             "HAPROXY_ERRORS": str(HAPROXY_CONFIG.parent),
             "HAPROXY_RUN": str(self.run_dir),
+            "HAPROXY_CHECK_HOST": check_host,
         }
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -293,6 +294,17 @@ class Cluster:
     def web_pids(self) -> list[int]:
         return [pid for node in self.nodes for pid in node.pids()]
 
+    def restart(self, node: Node, workers: int) -> None:
+        """Start `node` again on its port (after it was killed); `cluster()` stops it at the end
+        as it stops the others."""
+        assert node.process.poll() is not None, f"{node.name} still runs"
+        node.process = start_gunicorn(
+            database_url=self.env["DATABASE_URL"], workers=workers, port=node.port,
+            log_path=self.logs / f"{node.name}-again.log", env=self.env,
+        )  # fmt: skip
+        wait_healthy(node.port, node.process, 60)
+        wait_workers(node.process, workers, 60)
+
 
 @contextlib.contextmanager
 def cluster(
@@ -313,6 +325,7 @@ def cluster(
     """Start the cluster; yields once HAProxy sees every node up; always stops everything."""
     logs.mkdir(parents=True, exist_ok=True)
     started: list[subprocess.Popen[bytes]] = []
+    web: list[Node] = []
     bouncer = PgBouncer(upstream)
     proxy: HAProxy | None = None
     try:
@@ -331,14 +344,12 @@ def cluster(
             **({"REDIS_URL": redis_url} if redis_url else {}),
             **(env or {}),
         }
-        web: list[Node] = []
         for n in range(1, nodes + 1):
             port = free_port()
             proc = start_gunicorn(
                 database_url=environment["DATABASE_URL"], workers=workers_per_node, port=port,
                 log_path=logs / f"web{n}.log", env=environment,
             )  # fmt: skip
-            started.append(proc)
             web.append(Node(f"web{n}", port, proc))
         for node in web:
             wait_healthy(node.port, node.process, 60)
@@ -363,8 +374,8 @@ def cluster(
             started.append(result.beat)
         yield result
     finally:
-        for proc in reversed(started):
-            stop_process(proc, timeout=10)
+        for proc in [*reversed(started), *(node.process for node in web)]:
+            stop_process(proc, timeout=10)  # the nodes' current processes, restarted ones too
         if proxy is not None:
             proxy.close()
         bouncer.close()

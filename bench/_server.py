@@ -67,10 +67,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def get_status(port: int, path: str, timeout: float = 2.0) -> int:
+def get_status(port: int, path: str, timeout: float = 2.0, host: str = "") -> int:
+    """GET `path`'s status; with `host`, as a client of that site over TLS would send it (a node
+    with DJANGO_ALLOWED_HOSTS and DJANGO_BEHIND_TLS_PROXY refuses anything else)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    headers = {"Host": host, "X-Forwarded-Proto": "https"} if host else {}
     try:
-        conn.request("GET", path)
+        conn.request("GET", path, headers=headers)
         response = conn.getresponse()
         response.read()
         return response.status
@@ -168,7 +171,7 @@ def start_network_host(
     raise RuntimeError(f"the network host did not listen on {port}: {log_path.read_text()[-2000:]}")
 
 
-def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float) -> None:
+def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float, host: str = "") -> None:
     deadline = time.monotonic() + timeout
     last = "no answer"
     for _ in range(int(timeout / 0.1) + 1):
@@ -177,7 +180,7 @@ def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float) -> No
         if proc.poll() is not None:
             raise RuntimeError(f"gunicorn exited with {proc.returncode} before /healthz answered")
         try:
-            status = get_status(port, "/healthz")
+            status = get_status(port, "/healthz", host=host)
             if status == 200:
                 return
             last = f"HTTP {status}"
@@ -235,6 +238,7 @@ def gunicorn(
     env: Mapping[str, str] | None = None,
     access_log: bool = False,
     health_timeout: float = 60.0,
+    health_host: str = "",
 ) -> Iterator[Server]:
     """gunicorn on a free loopback port; yields once /healthz answers 200, always stops it."""
     port = free_port()
@@ -248,7 +252,7 @@ def gunicorn(
     )
     try:
         try:
-            wait_healthy(port, proc, health_timeout)
+            wait_healthy(port, proc, health_timeout, health_host)
             wait_workers(proc, workers, health_timeout)
         except RuntimeError as exc:
             raise RuntimeError(f"{exc}\n{log_path.read_text()[-3000:]}") from None

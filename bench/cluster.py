@@ -16,7 +16,8 @@ What it does:
    --clients keep-alive connections in a closed loop posting DB payments (bench/network.py's
    load), --warmup then --duration seconds measured.
 4. Prints per cell payments/s, p50/p99, errors; CPU ms per payment of the web nodes, of HAProxy
-   and PgBouncer together, and of PostgreSQL; and the most connections PostgreSQL held for the
+   and PgBouncer together, and of PostgreSQL (every postgres process of the machine: run it on a
+   quiet one); and the most connections PostgreSQL held for the
    set-up (sampled every 0.2 s by application_name: the set-up's name for a reference node,
    `cluster` for PgBouncer's). Writes bench/results/cluster-<timestamp>.json.
 
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _print(row: dict[str, Any]) -> None:
     print(
-        f"{row['setup']:<10} {row['payments_per_s']:>7.1f}/s p50 {row['p50_ms']:>6.1f} "
+        f"{row['setup']:<17} {row['payments_per_s']:>7.1f}/s p50 {row['p50_ms']:>6.1f} "
         f"p99 {row['p99_ms']:>6.1f} err {row['errors']:>3}  ms/payment: web "
         f"{row['web_cpu_ms']:>5.2f} haproxy+pgbouncer {row['proxies_cpu_ms']:>4.2f} "
         f"pg {row['pg_cpu_ms']:>5.2f}  pg connections {row['pg_connections']:>3}",

@@ -295,6 +295,9 @@ BUILD_TIME = env.str("BUILD_TIME", default="")
 # worker timeout (30 s, config/gunicorn.conf.py), so a request waiting on the network answers
 # "in progress" before its worker could be killed for it.
 PAYMENTS_CONNECTOR_TIMEOUT_SECONDS = env.float("PAYMENTS_CONNECTOR_TIMEOUT_SECONDS", default=20.0)
+# A capture, refund or reversal in flight whose fate the network will not tell (its repeats go
+# unanswered) is held, its amount reserved, this long before the janitor books it timed out.
+PAYMENTS_FOLLOW_UP_GIVE_UP_HOURS = env.float("PAYMENTS_FOLLOW_UP_GIVE_UP_HOURS", default=24.0)
 # The ISO 8583 link (payments/connectors/iso_link.py): iso8583://host:port of the network (unset:
 # the in-process simulator is the network), its bitmap (binary: 8 bytes; hex: 16 characters), the
 # seconds between echo tests, and the acquiring institution's id (field 32).

@@ -33,7 +33,9 @@ def replica_reads() -> Iterator[None]:
 
 def read_on_replica(rows: Iterable[T]) -> Iterator[T]:
     """`rows` consumed inside `replica_reads`, whenever they are: a streamed answer's body (a
-    CSV download) is read by the server after the view has returned."""
+    CSV download) is read by the server after the view has returned. The block holds from the
+    first row to the last, in the thread that reads them (a WSGI server's); an asynchronous
+    streaming body would need its own."""
     with replica_reads():
         yield from rows
 

@@ -61,10 +61,6 @@ class NetworkDown(NetworkUnreachable):
     """The link is down (its last echo or sign-on failed): nothing was sent."""
 
 
-class NoAnswer(ConnectorUnavailable):
-    """Sent on a live link, and the network did not answer within the timeout."""
-
-
 @dataclass
 class _Waiting:
     event: threading.Event = field(default_factory=threading.Event)
@@ -233,7 +229,7 @@ class Link:
             with self._state_lock:
                 self._waiting.pop(key, None)
             metrics.NETWORK_UNANSWERED.labels(reason="timeout").inc()
-            raise NoAnswer(f"no answer from the network in {timeout:g} s")
+            raise ConnectorUnavailable(f"no answer from the network in {timeout:g} s")
         if waiting.lost or waiting.answer is None:
             metrics.NETWORK_UNANSWERED.labels(reason="lost").inc()
             raise ConnectorUnavailable("the connection to the network was lost")
@@ -356,19 +352,17 @@ class Iso8583Connector:
         advice as 0221 and a refund as 0201 (repeats, which the network answers with the answer
         it gave when it took the first, doing nothing twice, and takes now when it never saw
         it), a reversal anew (acknowledged whether or not it reversed already). Either way the
-        answer is the network's, so the platform books what the network booked. A repeat the
-        network, reachable, leaves unanswered is one it cannot account for (None: the janitor
-        books it timed out); a link that is down raises, and the janitor asks again later."""
+        answer is the network's, so the platform books what the network booked. A repeat left
+        unanswered, or a link that is down, raises: the follow-up stays in flight, its amount
+        reserved, and the janitor repeats it at its next run (it gives up only after
+        PAYMENTS_FOLLOW_UP_GIVE_UP_HOURS: janitor.py), since the network may have done it."""
         if not isinstance(request, ReferenceRequest):
             return None
         if request.payment_type == "RV":
             return self.follow_up(request)
         fields = follow_up_fields(request)
         fields["t"] = iso.REPEAT_OF[fields["t"]]
-        try:
-            answer = self.link.exchange(fields, self.timeout)
-        except NoAnswer:
-            return None
+        answer = self.link.exchange(fields, self.timeout)
         return answer_of(answer, request.reference, "follow-up")
 
 

@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 GATE_TIMEOUT_S = 300.0
 GATED_THREADS = 256
 FOLLOW_UPS_KEPT = 100_000
+FOLLOW_UP_TYPES = frozenset({"CP", "RF", "PR"})  # the follow-ups a repeat may ask about again
 
 PAYMENT_TYPE_OF = {
     (iso.AUTHORIZATION, "51"): "CV",
@@ -162,12 +163,16 @@ class NetworkHost:
         # acknowledged again but reverses, and is logged, once. In memory: a restarted host
         # forgets them (a real network keeps them), so a repeat after a restart logs again.
         self.advised: set[tuple[str, str]] = set()
-        # The answers given to financial requests and advices, by (type, STAN, RRN): a repeat
-        # (0201, 0221) of one taken gets the same answer and is done, and logged, once. The
-        # latest FOLLOW_UPS_KEPT, in memory (a restarted host takes a repeat as new).
-        self.answers: collections.OrderedDict[tuple[str, str, str], dict[str, str]] = (
-            collections.OrderedDict()
-        )
+        # The captures and refunds taken, by type, STAN, RRN, terminal, merchant and the
+        # acquirer's reference (field 48 RF: a test database that rolls its STAN sequence back
+        # reuses STANs), each with its answer once decided: a repeat (0201, 0221) of one taken,
+        # or the original arriving after its repeat, gets the same answer, and the follow-up is
+        # done, and logged, once. The latest FOLLOW_UPS_KEPT, in memory: a restarted host takes
+        # a repeat as new (a real network keeps its duplicate detection; docs/operations.md,
+        # "The network link").
+        self.answers: collections.OrderedDict[
+            tuple[str, ...], asyncio.Future[dict[str, str] | None]
+        ] = collections.OrderedDict()
         self._server: asyncio.base_events.Server | None = None
         # The slow card's answers wait on its gate, each in a thread: as many at once as a test
         # or a bench holds (asyncio's default executor has cpu + 4).
@@ -220,30 +225,48 @@ class NetworkHost:
         self.seen[fields["t"]] += 1
         if self.silent or (self.drop_rate and self._random.random() < self.drop_rate):
             return
-        delay = self.latency_ms + self._random.uniform(-self.jitter_ms, self.jitter_ms)
-        if delay > 0:
-            await asyncio.sleep(delay / 1000)
-        reply: dict[str, str] | None
+        # A capture or refund is known by its type, STAN and RRN from the moment it arrives: a
+        # repeat of it (or the original arriving late, after its repeat) gets the first one's
+        # answer when that comes, and nothing is done twice.
         kind = iso.ORIGINAL_OF.get(fields["t"], fields["t"])
-        key = (kind, fields.get("11", ""), fields.get("37", ""))
-        if fields["t"] in (iso.REVERSAL_ADVICE, iso.REVERSAL_ADVICE_REPEAT):
-            reply = self._advised(fields)
-        elif fields["t"] in iso.ORIGINAL_OF and key in self.answers:
-            reply = {**self.answers[key], "t": iso.ANSWER_OF[fields["t"]]}  # the same answer
-        elif _may_wait(fields):  # the slow card's gate may block: a thread of the host's own
-            reply = await asyncio.get_running_loop().run_in_executor(self._gated, decide, fields)
+        reference = iso.parse_subelements(fields.get("48", "")).get(iso.REFERENCE, "")
+        key = (kind, *(fields.get(name, "") for name in ("11", "37", "41", "42")), reference)
+        taken = kind in iso.REPEAT_OF and payment_type_of(fields) in FOLLOW_UP_TYPES
+        reply: dict[str, str] | None
+        if taken and key in self.answers:
+            first = await asyncio.shield(self.answers[key])
+            reply = None if first is None else {**first, "t": iso.ANSWER_OF[fields["t"]]}
         else:
-            reply = decide(fields)
-        if reply is not None and kind in iso.REPEAT_OF:
-            self.answers[key] = reply
-            while len(self.answers) > FOLLOW_UPS_KEPT:
-                self.answers.popitem(last=False)
+            answered: asyncio.Future[dict[str, str] | None] | None = None
+            if taken:
+                answered = self.answers[key] = asyncio.get_running_loop().create_future()
+                while len(self.answers) > FOLLOW_UPS_KEPT:
+                    self.answers.popitem(last=False)
+            try:
+                reply = await self._decide(fields)
+            except BaseException:
+                if answered is not None:
+                    answered.set_result(None)  # a repeat waiting on it is not answered either
+                raise
+            if answered is not None:
+                answered.set_result(reply)
         if reply is None or writer.is_closing() or self.silent:
             return
         writer.write(iso.frame(iso.encode(reply, self.bitmap)))
         self.answered += 1
         with contextlib.suppress(ConnectionError, OSError):
             await writer.drain()
+
+    async def _decide(self, fields: dict[str, str]) -> dict[str, str] | None:
+        """The answer to one message after the host's latency, or None (never answered)."""
+        delay = self.latency_ms + self._random.uniform(-self.jitter_ms, self.jitter_ms)
+        if delay > 0:
+            await asyncio.sleep(delay / 1000)
+        if fields["t"] in (iso.REVERSAL_ADVICE, iso.REVERSAL_ADVICE_REPEAT):
+            return self._advised(fields)
+        if _may_wait(fields):  # the slow card's gate may block: a thread of the host's own
+            return await asyncio.get_running_loop().run_in_executor(self._gated, decide, fields)
+        return decide(fields)
 
     def _advised(self, fields: dict[str, str]) -> dict[str, str]:
         """A reversal advice is acknowledged (0430, 00), every time it comes; it reverses once."""

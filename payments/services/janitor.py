@@ -12,13 +12,18 @@ When the network cannot say, the payment is recorded as timed out (900.100.300) 
 - a referenced operation's reservation is released (nothing was captured or refunded here).
 Over the ISO 8583 link (which has no inquiry) a capture or refund is asked about by sending it
 again as a repeat, which the network answers as it answered the first, or takes now
-(iso_link.inquire): only a repeat left unanswered is booked timed out.
+(iso_link.inquire). One the network leaves unanswered, or cannot be sent, stays in flight with
+its amount reserved and is repeated at each run: the network may have done it. Only after
+PAYMENTS_FOLLOW_UP_GIVE_UP_HOURS is it booked timed out, with an error logged to reconcile it
+by hand.
 A payment finalized meanwhile (the request's own finalize won) is left as it is.
 """
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.utils import timezone
 
 from core import cards, idempotency, metrics
@@ -31,6 +36,8 @@ from ..connectors.routing import connector_for
 from ..models import REFERENCED_TYPES, Payment, PaymentState, TransactionSource
 from . import engine, network, referenced
 from .types import Caller
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -63,8 +70,17 @@ def payment_resolve_in_flight(
         try:
             answer = asked.inquire(request)
         except ConnectorUnavailable:
-            outcome.skipped += 1
-            continue
+            if not _given_up(payment, now or timezone.now()):
+                outcome.skipped += 1
+                continue
+            logger.error(
+                "janitor: %s %s in flight since %s, never answered by the network: booked timed "
+                "out and its amount released; reconcile it with the network's records",
+                payment.payment_type,
+                payment.pk,
+                payment.in_flight_since,
+            )
+            answer = None
         claim = _claim_of(payment)
         if answer is not None:
             engine.finalize(claim, answer=answer)
@@ -79,6 +95,17 @@ def payment_resolve_in_flight(
         resolved=outcome.resolved, reversed=outcome.reversed, skipped=outcome.skipped
     )
     return outcome
+
+
+def _given_up(payment: Payment, now: datetime) -> bool:
+    """A capture, refund or reversal the network has left unanswered, every time it was asked
+    again, for PAYMENTS_FOLLOW_UP_GIVE_UP_HOURS: booked timed out rather than held for ever."""
+    hours = settings.PAYMENTS_FOLLOW_UP_GIVE_UP_HOURS
+    return (
+        payment.payment_type in REFERENCED_TYPES
+        and payment.in_flight_since is not None
+        and payment.in_flight_since <= now - timedelta(hours=hours)
+    )
 
 
 def _request_of(payment: Payment) -> AuthRequest | ReferenceRequest:

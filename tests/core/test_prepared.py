@@ -222,3 +222,50 @@ def test_with_no_threshold_nothing_is_prepared():
         assert _prepared_on_the_server("auth_group") == 0
     finally:
         raw.prepare_threshold = previous
+
+
+def test_transaction_pooling_prepares_nothing_and_holds_no_cursor():
+    """DB_TRANSACTION_POOLING=true (PgBouncer in transaction mode, issue 36; the cluster test
+    runs its nodes so): psycopg prepares nothing unless DB_PREPARE_THRESHOLD says (PgBouncer
+    1.21 and later keep prepared statements), and Django opens no server-side cursor, which
+    would not outlive the transaction PgBouncer lends a server connection for. The settings
+    module read afresh under each environment, in a process of its own."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    cases = {
+        "direct": ({}, [5, False]),
+        "behind PgBouncer 1.18": ({"DB_TRANSACTION_POOLING": "true"}, [None, True]),
+        "behind PgBouncer 1.21+": (
+            {"DB_TRANSACTION_POOLING": "true", "DB_PREPARE_THRESHOLD": "5"},
+            [5, True],
+        ),
+    }
+    probe = (
+        "import importlib, json, os, sys\n"
+        "out = {}\n"
+        "for name, environment in json.loads(sys.argv[1]).items():\n"
+        "    for key in ('DB_TRANSACTION_POOLING', 'DB_PREPARE_THRESHOLD'):\n"
+        "        os.environ.pop(key, None)\n"
+        "    os.environ.update(environment)\n"
+        "    sys.modules.pop('config.settings', None)\n"
+        "    db = importlib.import_module('config.settings').DATABASES['default']\n"
+        "    out[name] = [db['OPTIONS']['prepare_threshold'], db['DISABLE_SERVER_SIDE_CURSORS']]\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("DB_")},
+        "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/unused",
+    }
+    arguments = json.dumps({name: environment for name, (environment, _) in cases.items()})
+    out = subprocess.run(
+        [sys.executable, "-c", probe, arguments],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    seen = json.loads(out.strip().splitlines()[-1])
+    assert seen == {name: expected for name, (_, expected) in cases.items()}

@@ -41,10 +41,11 @@ from django.conf import settings
 from django.db import connection
 from stdnum import luhn
 
-from bench._cluster import cluster, kill_group, missing_components
-from bench._server import start_gunicorn, wait_healthy
+from bench._cluster import HAProxy, cluster, kill_group, missing_components
+from bench._server import gunicorn
 from core.models import DeliveryAttempt, OutboxMessage, OutboxStatus
 from payments.models import Payment, PaymentState, ReversalAdvice
+from tests.conftest import url_of_test_database
 from tests.core.workers import LOOPBACK_RECEIVERS, Receiver
 from tests.factories import MerchantFactory
 from tests.faults.tools import (
@@ -231,12 +232,15 @@ def report_rows(port: int, merchant) -> list[dict[str, str]]:  # type: ignore[no
 
 
 def unavailable_answer(port: int) -> tuple[int, str, str]:
-    """One debit sent by hand, to read the answer's headers: (status, code, Retry-After)."""
+    """A request sent by hand, to read its answer's headers: (status, code, Retry-After). An
+    inquiry whose token is never checked: the database, or a node, is missing before that. The
+    body must be the whole envelope."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
         conn.request("GET", "/pay/v3/payments/0", headers={"Authorization": "Bearer x"})
         response = conn.getresponse()
         body = json.loads(response.read())
+        assert {"id", "result", "buildNumber", "timestamp", "ndc"} <= set(body), body
         return response.status, body["result"]["code"], response.getheader("Retry-After") or ""
     finally:
         conn.close()
@@ -390,12 +394,7 @@ def test_the_cluster_loses_a_node_a_worker_and_pgbouncer(tmp_path: Path, server_
         first_results = Counter("approved" if final(a) else f"{a.status} {a.code}" for a in answers)
 
         # --- 2. the dead node back, then PgBouncer restarted mid-burst ---------------------
-        web1 = nodes.nodes[0]
-        web1.process = start_gunicorn(
-            database_url=nodes.env["DATABASE_URL"], workers=2, port=web1.port,
-            log_path=tmp_path / "web1-again.log", env=nodes.env,
-        )  # fmt: skip
-        wait_healthy(web1.port, web1.process, 60)
+        nodes.restart(nodes.nodes[0], workers=2)
         rejoined = wait_until(lambda: haproxy.up() == ["web1", "web2"], "HAProxy taking web1 back")
         pids = sorted(nodes.web_pids())
         burst = Burst(port, merchant, preauthorizations, []).start()
@@ -421,6 +420,13 @@ def test_the_cluster_loses_a_node_a_worker_and_pgbouncer(tmp_path: Path, server_
         assert haproxy.up() == ["web1", "web2"]  # and none taken out: /healthz, not /readyz
 
         answers2 = burst.snapshot()
+        # HAProxy's own answer with no node to send to: the envelope, as a node's 503.
+        for node in ("web1", "web2"):
+            haproxy.command(f"disable server web/{node}")
+        no_node = unavailable_answer(port)
+        for node in ("web1", "web2"):
+            haproxy.command(f"enable server web/{node}")
+        assert no_node == (503, UNAVAILABLE, "1")
         assert during[:2] == (503, UNAVAILABLE) and int(during[2]) > 0  # with Retry-After
         assert all(a.json for a in answers2)
         outage = [a for a in answers2 if down_at <= a.sent < up_at]
@@ -461,3 +467,54 @@ def test_the_cluster_loses_a_node_a_worker_and_pgbouncer(tmp_path: Path, server_
         f"approval {back_after - up_at:.2f} s after it came back, the same {len(pids)} gunicorn "
         f"processes; {len(sent2)} payments of the second burst final and counted once"
     )
+
+
+def test_haproxy_takes_a_node_with_the_production_settings(tmp_path: Path, server_keys):
+    """The check is sent as a client's request is: with the site's host name (HAPROXY_CHECK_HOST)
+    and X-Forwarded-Proto https, a node with the production settings (DJANGO_ALLOWED_HOSTS of
+    the site only, DJANGO_BEHIND_TLS_PROXY) answers it 200 and is taken in (sent as 127.0.0.1
+    over plain HTTP, it was refused: 400, then 301 to https, and every node was out). A client's
+    X-Forwarded-Proto is replaced by what HAProxy saw: plain HTTP is sent to https. What HAProxy
+    refuses itself (a body too large, /metrics) is answered with the envelope too."""
+    env = {
+        **server_keys,
+        "DJANGO_ALLOWED_HOSTS": "pay.example.com",
+        "DJANGO_BEHIND_TLS_PROXY": "true",
+    }
+    with gunicorn(
+        database_url=url_of_test_database(),
+        workers=1,
+        log_path=tmp_path / "gunicorn.log",
+        env=env,
+        health_host="pay.example.com",
+    ) as node:
+        proxy = HAProxy([node.port, node.port], tmp_path / "haproxy.log", "pay.example.com")
+        with closing_all(proxy.close):
+            proxy.start()
+            wait_until(lambda: proxy.up() == ["web1", "web2"], "HAProxy taking the node in")
+            conn = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=10)
+            conn.request(
+                "GET", "/healthz", headers={"Host": "pay.example.com", "X-Forwarded-Proto": "https"}
+            )
+            response = conn.getresponse()
+            response.read()
+            conn.close()
+            assert response.status == 301  # the client said https, HAProxy saw plain HTTP
+            assert response.getheader("Location") == "https://pay.example.com/healthz"
+            # A body too large for the nodes is refused here, with the envelope.
+            conn = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=10)
+            conn.putrequest("POST", "/pay/v3/payments", skip_host=True)
+            conn.putheader("Host", "pay.example.com")
+            conn.putheader("Content-Length", str(2 * 1024 * 1024))
+            conn.endheaders()
+            response = conn.getresponse()
+            body = json.loads(response.read())
+            conn.close()
+            assert (response.status, body["result"]["code"]) == (413, "200.100.101")
+            # /metrics does not exist here: it is scraped on the nodes' own addresses.
+            conn = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=10)
+            conn.request("GET", "/metrics", headers={"Host": "pay.example.com"})
+            response = conn.getresponse()
+            body = json.loads(response.read())
+            conn.close()
+            assert (response.status, body["result"]["code"]) == (404, "700.100.199")

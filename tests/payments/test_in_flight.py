@@ -185,6 +185,7 @@ def test_a_capture_in_flight_holds_its_amount_until_the_janitor_settles_it(payer
     assert code(payer.ref("CP", pa_id, "40.00")) == "000.200.100"
 
 
+@pytest.mark.in_process_network  # over the link it is repeated until given up (test_iso_link.py)
 def test_a_capture_the_network_cannot_account_for_releases_its_amount(payer):
     pa_id = payer.pay("PA", "100.00", number=SILENT).json()["id"]
     Payment.objects.filter(pk=pa_id).update(
