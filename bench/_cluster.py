@@ -45,14 +45,14 @@ HAPROXY_CONFIG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"
 WAIT_S = 30.0
 
 
+def _binary(name: str) -> str:
+    """Debian installs both in /usr/sbin, which a non-root PATH may lack."""
+    return shutil.which(name) or f"/usr/sbin/{name}"
+
+
 def missing_components() -> list[str]:
     """What Debian packages the cluster needs and this machine lacks (`.ci/run` installs them)."""
-    return [name for name in ("haproxy", "pgbouncer") if shutil.which(name) is None and not (
-        Path("/usr/sbin") / name).exists()]  # fmt: skip
-
-
-def _binary(name: str) -> str:
-    return shutil.which(name) or f"/usr/sbin/{name}"
+    return [name for name in ("haproxy", "pgbouncer") if not Path(_binary(name)).exists()]
 
 
 def _wait_port(port: int, proc: subprocess.Popen[bytes], what: str, log: Path) -> None:
