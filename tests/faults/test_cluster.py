@@ -34,6 +34,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -59,7 +60,7 @@ from tests.faults.tools import (
     send_task,
     wait_until,
 )
-from tests.payments.conftest import card
+from tests.payments.conftest import VISA, card
 from tokenization.models import Token
 
 pytestmark = [pytest.mark.postgres, pytest.mark.long, pytest.mark.django_db(transaction=True)]
@@ -475,7 +476,8 @@ def test_haproxy_takes_a_node_with_the_production_settings(tmp_path: Path, serve
     the site only, DJANGO_BEHIND_TLS_PROXY) answers it 200 and is taken in (sent as 127.0.0.1
     over plain HTTP, it was refused: 400, then 301 to https, and every node was out). A client's
     X-Forwarded-Proto is replaced by what HAProxy saw: plain HTTP is sent to https. What HAProxy
-    refuses itself (a body too large, /metrics) is answered with the envelope too."""
+    refuses itself (a body too large, /metrics) is answered with the envelope too, and a card
+    number in a request line is masked in its log."""
     env = {
         **server_keys,
         "DJANGO_ALLOWED_HOSTS": "pay.example.com",
@@ -492,29 +494,36 @@ def test_haproxy_takes_a_node_with_the_production_settings(tmp_path: Path, serve
         with closing_all(proxy.close):
             proxy.start()
             wait_until(lambda: proxy.up() == ["web1", "web2"], "HAProxy taking the node in")
-            conn = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=10)
-            conn.request(
-                "GET", "/healthz", headers={"Host": "pay.example.com", "X-Forwarded-Proto": "https"}
+            site = {"Host": "pay.example.com"}
+            status, headers, _ = ask(
+                proxy.port, "GET", "/healthz", {**site, "X-Forwarded-Proto": "https"}
             )
-            response = conn.getresponse()
-            response.read()
-            conn.close()
-            assert response.status == 301  # the client said https, HAProxy saw plain HTTP
-            assert response.getheader("Location") == "https://pay.example.com/healthz"
+            assert status == 301  # the client said https, HAProxy saw plain HTTP
+            assert headers["Location"] == "https://pay.example.com/healthz"
             # A body too large for the nodes is refused here, with the envelope.
-            conn = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=10)
-            conn.putrequest("POST", "/pay/v3/payments", skip_host=True)
-            conn.putheader("Host", "pay.example.com")
-            conn.putheader("Content-Length", str(2 * 1024 * 1024))
-            conn.endheaders()
-            response = conn.getresponse()
-            body = json.loads(response.read())
-            conn.close()
-            assert (response.status, body["result"]["code"]) == (413, "200.100.101")
+            status, _, body = ask(
+                proxy.port, "POST", "/pay/v3/payments", {**site, "Content-Length": "2097152"}
+            )
+            assert (status, json.loads(body)["result"]["code"]) == (413, "200.100.101")
             # /metrics does not exist here: it is scraped on the nodes' own addresses.
-            conn = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=10)
-            conn.request("GET", "/metrics", headers={"Host": "pay.example.com"})
-            response = conn.getresponse()
-            body = json.loads(response.read())
-            conn.close()
-            assert (response.status, body["result"]["code"]) == (404, "700.100.199")
+            status, _, body = ask(proxy.port, "GET", "/metrics", site)
+            assert (status, json.loads(body)["result"]["code"]) == (404, "700.100.199")
+            # A card number in the path or the query is masked in HAProxy's log.
+            ask(proxy.port, "GET", f"/pay/v3/payments/{VISA}?card.number={VISA}", site)
+            masked = "420000******0000?card.number=420000******0000"
+            wait_until(lambda: masked in proxy.log.read_text(), "the request in HAProxy's log")
+            assert VISA not in proxy.log.read_text()
+
+
+def ask(port: int, method: str, path: str, headers: dict[str, str]) -> tuple[int, Any, bytes]:
+    """One request with exactly these headers (no body sent): status, headers, body."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        for name, value in headers.items():
+            conn.putheader(name, value)
+        conn.endheaders()
+        response = conn.getresponse()
+        return response.status, response.headers, response.read()
+    finally:
+        conn.close()
